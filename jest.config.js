@@ -1,0 +1,20 @@
+/** Jest runs in native ESM mode (MikroORM 7 is ESM-only); @swc/jest keeps legacy decorators and their metadata. */
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+  },
+  module: { type: 'es6' },
+  sourceMaps: 'inline',
+};
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testTimeout: 60000,
+  maxWorkers: 2,
+};
