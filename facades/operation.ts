@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  execute,
+  Kind,
+  type GraphQLError,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import type { RequestContext } from '../src/context/context.js';
+import { AppError, codeFromGraphql } from '../src/errors/catalogue.js';
+import { depthLimit } from '../src/graphql/limits.js';
+
+/**
+ * A named GraphQL operation kept beside a facade. Facades hold no reshaping code: aliases in the
+ * document give the wire shape, and this runs it against the one schema with the one context.
+ */
+export interface FacadeOperation {
+  name: string;
+  document: DocumentNode;
+  definition: OperationDefinitionNode;
+}
+
+/** `.graphql` files live in the source tree; compiled code under dist/ reads them from there. */
+export function sourceDir(dirname: string): string {
+  const i = dirname.lastIndexOf('/dist/');
+  return i >= 0 ? dirname.slice(0, i) + dirname.slice(i + '/dist'.length) : dirname;
+}
+
+/** Parses and validates an operation once, at start-up: a broken document fails the boot, not a request. */
+export function loadOperation(schema: GraphQLSchema, dir: string, file: string): FacadeOperation {
+  const text = readFileSync(resolve(sourceDir(dir), file), 'utf8');
+  const document = parse(text);
+  const errors = validate(schema, document, [depthLimit()]);
+  if (errors.length) throw new Error(`${file}: ${errors.map((e) => e.message).join('; ')}`);
+  const definition = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  if (!definition?.name) throw new Error(`${file}: expected one named operation`);
+  return { name: definition.name.value, document, definition };
+}
+
+function toAppError(error: GraphQLError): AppError {
+  const original = error.originalError;
+  if (original instanceof AppError) return original;
+  const code = codeFromGraphql(error.extensions?.code, error.extensions?.appCode);
+  if (code === 'INTERNAL') {
+    const wrapped = new AppError('INTERNAL');
+    wrapped.cause = original ?? error;
+    return wrapped;
+  }
+  // Variable coercion errors ("Variable "$limit" got invalid value ...") name the argument already.
+  const match = /Variable "\$(\w+)"/.exec(error.message);
+  const field = match?.[1] ?? 'input';
+  return new AppError(
+    code,
+    error.message,
+    code === 'BAD_USER_INPUT' ? { fields: { [field]: [error.message] } } : {},
+  );
+}
+
+/**
+ * Runs the operation and returns its `data`, or throws the first error as an AppError (the
+ * catalogue entry the resolver threw, or one derived from GraphQL's own validation).
+ */
+export async function runOperation<T = Record<string, unknown>>(
+  schema: GraphQLSchema,
+  op: FacadeOperation,
+  variables: Record<string, unknown>,
+  ctx: RequestContext,
+): Promise<T> {
+  const result = await execute({
+    schema,
+    document: op.document,
+    variableValues: variables,
+    contextValue: ctx,
+  });
+  if (result.errors?.length) throw toAppError(result.errors[0]);
+  return result.data as T;
+}

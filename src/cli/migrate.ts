@@ -1,0 +1,13 @@
+import 'reflect-metadata';
+import { loadConfig } from '../config.js';
+import { migrateUp, openDatabase } from '../db/orm.js';
+
+/** `npm run migration:up`: applies pending migrations to DATABASE_URL (or the embedded database). */
+const config = loadConfig();
+const db = await openDatabase(config);
+try {
+  const applied = await migrateUp(db.orm);
+  console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+} finally {
+  await db.close();
+}

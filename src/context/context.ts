@@ -1,0 +1,105 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger } from 'fastify';
+import { authenticate, readBearer, type Transport } from '../auth/authenticate.js';
+import { requireFusionAccess } from '../auth/entitlements.js';
+import type { RateDecision, RateLimiter, RatePolicyName } from '../auth/rate-limit.js';
+import type { Viewer } from '../auth/viewer.js';
+import type { AppConfig } from '../config.js';
+import type { FusionScope } from '../entities/enums.js';
+import { AppError } from '../errors/catalogue.js';
+import { createLoaders, type Loaders } from './loaders.js';
+
+/** What every transport shares: one database, one limiter, one config. */
+export interface AppDeps {
+  em: EntityManager;
+  limiter: RateLimiter;
+  config: AppConfig;
+  log: FastifyBaseLogger;
+}
+
+export interface ContextRequest {
+  transport: Transport;
+  authorization: string | undefined;
+  ip: string;
+  requestId: string;
+  /** The Fusion scope the operation needs (REST routes): checked before the rate limit. */
+  scope?: FusionScope;
+  /** Limiter policy charged for this request; defaults to the transport's. */
+  ratePolicy?: RatePolicyName;
+  /** GraphQL lets anonymous callers reach `_service` and public fields; everything else requires a viewer. */
+  allowAnonymous?: boolean;
+}
+
+export interface RequestContext {
+  requestId: string;
+  transport: Transport;
+  viewer: Viewer | null;
+  em: EntityManager;
+  loaders: Loaders;
+  /** The rate-limit decision for this request, for the facades' headers. */
+  rate: RateDecision | null;
+  deps: AppDeps;
+}
+
+const DEFAULT_POLICY: Record<Transport, RatePolicyName> = { graphql: 'graphql', mcp: 'mcp', rest: 'graphql' };
+
+/**
+ * The one context: credential → team → plan → scopes → rate limit, before any resolver work.
+ * Throws AppError (CREDENTIAL_*, SCOPE_MISSING, PLAN_UPGRADE_REQUIRED, RATE_LIMITED); each
+ * facade maps those to its wire format in one place.
+ */
+export async function createContext(req: ContextRequest, deps: AppDeps): Promise<RequestContext> {
+  const em = deps.em.fork();
+  const secret = readBearer(req.authorization, req.transport);
+  let viewer: Viewer | null = null;
+  if (secret === null) {
+    if (!req.allowAnonymous) {
+      throw new AppError(
+        'CREDENTIAL_MISSING',
+        req.transport === 'rest'
+          ? 'No API key supplied: send Authorization: Bearer <API_KEY>'
+          : 'No access token supplied: send Authorization: Bearer <ACCESS_TOKEN>',
+      );
+    }
+  } else {
+    try {
+      viewer = await authenticate(em, secret, {
+        transport: req.transport,
+        adminToken: deps.config.adminToken,
+      });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'CREDENTIAL_INVALID') {
+        // Failed authentication is charged to the caller's address, never to a key.
+        const guard = await deps.limiter.consume('auth-failure', `ip:${req.ip}`);
+        if (!guard.allowed) throw rateLimited(guard);
+      }
+      throw err;
+    }
+  }
+  if (req.scope) {
+    if (!viewer) throw new AppError('CREDENTIAL_MISSING');
+    requireFusionAccess(viewer, req.scope);
+  }
+  const policy = req.ratePolicy ?? DEFAULT_POLICY[req.transport];
+  const rateKey = viewer ? viewer.credential.rateKey : `anon:${req.ip}`;
+  const rate = await deps.limiter.consume(policy, rateKey);
+  if (!rate.allowed) throw rateLimited(rate);
+  return {
+    requestId: req.requestId,
+    transport: req.transport,
+    viewer,
+    em,
+    loaders: createLoaders(em),
+    rate,
+    deps,
+  };
+}
+
+function rateLimited(decision: RateDecision): AppError {
+  const retry = decision.retryAfterSeconds ?? decision.resetSeconds;
+  return new AppError('RATE_LIMITED', `Rate limit exceeded: retry in ${retry} seconds`, {
+    retryAfterSeconds: retry,
+  });
+}
+
+export { rateLimited };

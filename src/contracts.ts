@@ -1,0 +1,13 @@
+import { printSubgraphSchema } from '@apollo/subgraph';
+import { buildAppSchema } from './graphql/schema.js';
+
+/**
+ * Every generated contract, by file name under schema/. The facades add theirs (OpenAPI, MCP tool
+ * list) here, so one emitter and one drift test cover them all.
+ */
+export async function renderContracts(): Promise<Record<string, string>> {
+  const schema = await buildAppSchema();
+  return {
+    'subgraph.graphql': `${printSubgraphSchema(schema).trim()}\n`,
+  };
+}

@@ -1,0 +1,24 @@
+import { AccessTokenSchema, ApiKeySchema } from './credential.entity.js';
+import { ChunkSchema, DocumentSchema, ExtractionSchema } from './document.entity.js';
+import { BuildingSchema, DeveloperSchema, FloorPlanSchema, ProjectSchema } from './project.entity.js';
+import { MembershipSchema, TeamSchema, UserSchema } from './team.entity.js';
+
+export * from './credential.entity.js';
+export * from './document.entity.js';
+export * from './project.entity.js';
+export * from './team.entity.js';
+
+export const ENTITIES = [
+  TeamSchema,
+  UserSchema,
+  MembershipSchema,
+  ApiKeySchema,
+  AccessTokenSchema,
+  DeveloperSchema,
+  ProjectSchema,
+  BuildingSchema,
+  FloorPlanSchema,
+  DocumentSchema,
+  ExtractionSchema,
+  ChunkSchema,
+];

@@ -1,0 +1,77 @@
+import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
+import { requireViewer } from '../../auth/entitlements.js';
+import type { RequestContext } from '../../context/context.js';
+import type { Building, Document, Project } from '../../entities/index.js';
+import { listProjects, getProject } from '../../services/project.service.js';
+import {
+  BuildingType,
+  FloorPlanType,
+  ProjectFilter,
+  ProjectPage,
+  ProjectType,
+} from '../types/project.type.js';
+import { DocumentType } from '../types/document.type.js';
+
+@Resolver(() => ProjectType)
+export class ProjectResolver {
+  @Query(() => ProjectPage, { description: 'Projects, filtered and paginated (perPage at most 50)' })
+  async projects(
+    @Ctx() ctx: RequestContext,
+    @Arg('filter', () => ProjectFilter, { nullable: true }) filter: ProjectFilter | null,
+    @Arg('page', () => Int, { defaultValue: 1 }) page: number,
+    @Arg('perPage', () => Int, { defaultValue: 20 }) perPage: number,
+  ): Promise<ProjectPage> {
+    requireViewer(ctx.viewer);
+    return listProjects(ctx.em, filter ?? {}, page, perPage);
+  }
+
+  @Query(() => ProjectType, { nullable: true })
+  async project(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Project | null> {
+    requireViewer(ctx.viewer);
+    return getProject(ctx.em, id);
+  }
+
+  @FieldResolver(() => String, { nullable: true })
+  async developerName(@Root() project: Project, @Ctx() ctx: RequestContext): Promise<string | null> {
+    if (!project.developer) return null;
+    return (await ctx.loaders.developer.load(project.developer.id))?.name ?? null;
+  }
+
+  @FieldResolver(() => [BuildingType])
+  buildings(@Root() project: Project, @Ctx() ctx: RequestContext): Promise<Building[]> {
+    return ctx.loaders.buildingsByProject.load(project.id);
+  }
+
+  @FieldResolver(() => [FloorPlanType])
+  floorPlans(@Root() project: Project, @Ctx() ctx: RequestContext) {
+    return ctx.loaders.floorPlansByProject.load(project.id);
+  }
+
+  @FieldResolver(() => [DocumentType], { description: 'Latest revisions of the project documents' })
+  async documents(@Root() project: Project, @Ctx() ctx: RequestContext): Promise<Document[]> {
+    return (await ctx.loaders.documentsByProject.load(project.id)).filter((d) => d.isLatest);
+  }
+}
+
+@Resolver(() => BuildingType)
+export class BuildingResolver {
+  @FieldResolver(() => [FloorPlanType])
+  floorPlans(@Root() building: Building, @Ctx() ctx: RequestContext) {
+    return ctx.loaders.floorPlansByBuilding.load(building.id);
+  }
+
+  @FieldResolver(() => ProjectType)
+  async project(@Root() building: Building, @Ctx() ctx: RequestContext) {
+    return ctx.loaders.project.load(building.project.id);
+  }
+}
+
+/** Federation: other subgraphs reference a Project by id. */
+export async function resolveProjectReference(
+  reference: { id: string },
+  ctx: RequestContext,
+): Promise<Project | null> {
+  requireViewer(ctx.viewer);
+  const id = Number(reference.id);
+  return Number.isSafeInteger(id) && id > 0 ? ctx.loaders.project.load(id) : null;
+}

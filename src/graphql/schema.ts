@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import { parse, type GraphQLSchema } from 'graphql';
+import { buildSchema, createResolversMap } from 'type-graphql';
+import type { RequestContext } from '../context/context.js';
+import { AdminResolver } from './resolvers/admin.resolver.js';
+import { DocumentResolver } from './resolvers/document.resolver.js';
+import { BuildingResolver, ProjectResolver, resolveProjectReference } from './resolvers/project.resolver.js';
+import './types/enums.type.js';
+
+export const FEDERATION_LINK =
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key", "@shareable"])';
+
+/** Resolver classes registered by feature modules; later issues append theirs here. */
+export const RESOLVERS = [ProjectResolver, BuildingResolver, DocumentResolver, AdminResolver] as const;
+
+let cached: Promise<GraphQLSchema> | null = null;
+
+/**
+ * type-graphql builds the schema, @apollo/subgraph turns it into a Federation 2 subgraph
+ * (`_service`, `_entities`, `@key` on Project). Built once per process.
+ */
+export function buildAppSchema(): Promise<GraphQLSchema> {
+  cached ??= (async () => {
+    const schema = await buildSchema({
+      resolvers: [...RESOLVERS],
+      skipCheck: true,
+      validate: false,
+      emitSchemaFile: false,
+    });
+    const resolvers = createResolversMap(schema) as Record<string, Record<string, unknown>>;
+    resolvers.Project = {
+      ...resolvers.Project,
+      __resolveReference: (ref: { id: string }, ctx: RequestContext) => resolveProjectReference(ref, ctx),
+    };
+    return buildSubgraphSchema([
+      {
+        typeDefs: parse(`${FEDERATION_LINK}\n${printSchemaWithDirectives(schema)}`),
+        resolvers: resolvers as never,
+      },
+    ]);
+  })();
+  return cached;
+}

@@ -1,0 +1,130 @@
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import type { AgentTier, Plan, Role, SubscriptionStatus, TokenKind } from '../../entities/enums.js';
+import { AgentTierEnum, PlanEnum, RoleEnum, SubscriptionStatusEnum, TokenKindEnum } from './enums.type.js';
+
+@ObjectType('Team')
+export class TeamType {
+  @Field(() => ID) id!: number;
+  @Field() name!: string;
+  @Field(() => PlanEnum) plan!: Plan;
+  @Field(() => AgentTierEnum) agentTier!: AgentTier;
+  @Field(() => SubscriptionStatusEnum) subscriptionStatus!: SubscriptionStatus;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType('User')
+export class UserType {
+  @Field(() => ID) id!: number;
+  @Field() email!: string;
+  @Field() name!: string;
+}
+
+@ObjectType('Membership')
+export class MembershipType {
+  @Field(() => ID) id!: number;
+  @Field(() => RoleEnum) role!: Role;
+  @Field(() => TeamType) team!: object;
+  @Field(() => UserType) user!: object;
+}
+
+@ObjectType('ApiKey', {
+  description: 'A Fusion API key. The secret is shown once, at creation; only its hash is stored.',
+})
+export class ApiKeyType {
+  @Field(() => ID) id!: number;
+  @Field() name!: string;
+  @Field({ description: 'First characters of the secret, to recognise it' }) prefix!: string;
+  @Field(() => [String]) scopes!: string[];
+  @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
+  @Field(() => Date, { nullable: true }) expiresAt!: Date | null;
+  @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType('AccessToken', {
+  description: 'An MCP access token. The secret is shown once, at creation; only its hash is stored.',
+})
+export class AccessTokenType {
+  @Field(() => ID) id!: number;
+  @Field(() => TokenKindEnum) kind!: TokenKind;
+  @Field() name!: string;
+  @Field() prefix!: string;
+  @Field(() => [String]) scopes!: string[];
+  @Field(() => String, { nullable: true }) clientId!: string | null;
+  @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
+  @Field(() => Date, { nullable: true }) expiresAt!: Date | null;
+  @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
+  @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType()
+export class CreatedApiKey {
+  @Field(() => ApiKeyType) apiKey!: object;
+  @Field({ description: 'The secret: shown only in this response' }) secret!: string;
+}
+
+@ObjectType()
+export class CreatedAccessToken {
+  @Field(() => AccessTokenType) accessToken!: object;
+  @Field({ description: 'The secret: shown only in this response' }) secret!: string;
+}
+
+@ObjectType('Viewer', { description: 'Who is calling, and what the credential allows' })
+export class ViewerType {
+  @Field({ description: 'api-key, personal-token, oauth-token, operator or session' })
+  credentialKind!: string;
+  @Field(() => TeamType, { nullable: true }) team!: object | null;
+  @Field(() => UserType, { nullable: true }) user!: object | null;
+  @Field(() => RoleEnum, { nullable: true }) role!: Role | null;
+  @Field(() => [String]) scopes!: string[];
+  @Field() isOperator!: boolean;
+}
+
+@InputType()
+export class CreateTeamInput {
+  @Field() name!: string;
+  @Field(() => PlanEnum) plan!: Plan;
+  @Field(() => AgentTierEnum, { nullable: true }) agentTier?: AgentTier | null;
+  @Field(() => SubscriptionStatusEnum, { nullable: true }) subscriptionStatus?: SubscriptionStatus | null;
+}
+
+@InputType()
+export class UpdateTeamInput {
+  @Field(() => String, { nullable: true }) name?: string | null;
+  @Field(() => PlanEnum, { nullable: true }) plan?: Plan | null;
+  @Field(() => AgentTierEnum, { nullable: true }) agentTier?: AgentTier | null;
+  @Field(() => SubscriptionStatusEnum, { nullable: true }) subscriptionStatus?: SubscriptionStatus | null;
+}
+
+@InputType()
+export class CreateUserInput {
+  @Field() email!: string;
+  @Field() name!: string;
+  @Field() password!: string;
+}
+
+@InputType()
+export class AddMembershipInput {
+  @Field(() => ID) teamId!: string;
+  @Field(() => ID) userId!: string;
+  @Field(() => RoleEnum) role!: Role;
+}
+
+@InputType()
+export class CreateApiKeyInput {
+  @Field(() => ID) teamId!: string;
+  @Field() name!: string;
+  @Field(() => [String], {
+    description: 'Any subset of the scopes the team is entitled to: building-links, floorplan-match',
+  })
+  scopes!: string[];
+  @Field(() => Date, { nullable: true }) expiresAt?: Date | null;
+}
+
+@InputType()
+export class CreateAccessTokenInput {
+  @Field(() => ID) teamId!: string;
+  @Field(() => ID, { nullable: true }) userId?: string | null;
+  @Field() name!: string;
+  @Field(() => Date, { nullable: true }) expiresAt?: Date | null;
+}

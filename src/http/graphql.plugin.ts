@@ -1,0 +1,113 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { createContext, type AppDeps, type RequestContext } from '../context/context.js';
+import { AppError } from '../errors/catalogue.js';
+import { assertComplexity, depthLimit, operationComplexity } from '../graphql/limits.js';
+
+/** AppError → GraphQL error with the catalogue's code; the HTTP status rides along for context errors. */
+export function toGraphQLError(err: AppError): GraphQLError {
+  return new GraphQLError(err.message, {
+    extensions: {
+      code: err.graphqlCode,
+      appCode: err.code,
+      ...(err.details.fields ? { fields: err.details.fields } : {}),
+      ...(err.details.scope ? { scope: err.details.scope } : {}),
+      ...(err.details.retryAfterSeconds !== undefined
+        ? { retryAfterSeconds: err.details.retryAfterSeconds }
+        : {}),
+      http: { status: err.code === 'BAD_USER_INPUT' || err.code === 'NOT_FOUND' ? 200 : err.httpStatus },
+    },
+  });
+}
+
+/** One place that turns resolver errors into what clients see; unknown errors are masked and logged. */
+export function formatGraphQLError(deps: AppDeps) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = error instanceof GraphQLError ? error.originalError : error;
+    if (original instanceof AppError) {
+      const e = toGraphQLError(original);
+      const { http: _http, ...extensions } = e.extensions;
+      return { ...formatted, message: e.message, extensions };
+    }
+    const code = formatted.extensions?.code;
+    // A literal of the wrong type or enum value is the caller's bad input, like a bad variable.
+    if (
+      code === 'GRAPHQL_VALIDATION_FAILED' &&
+      /cannot represent|Expected value of type|does not exist in "\w+" enum/.test(formatted.message)
+    ) {
+      return { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } };
+    }
+    if (
+      original &&
+      !(original instanceof GraphQLError) &&
+      (code === undefined || code === 'INTERNAL_SERVER_ERROR')
+    ) {
+      deps.log.error({ err: original }, 'unhandled resolver error');
+      return {
+        message: 'Internal server error',
+        path: formatted.path,
+        extensions: { code: 'INTERNAL_SERVER_ERROR' },
+      };
+    }
+    return formatted;
+  };
+}
+
+function complexityPlugin(schema: GraphQLSchema): ApolloServerPlugin<RequestContext> {
+  return {
+    requestDidStart: () =>
+      Promise.resolve({
+        didResolveOperation: ({ document, request, operationName }) => {
+          assertComplexity(operationComplexity(schema, document, request.variables ?? {}, operationName));
+          return Promise.resolve();
+        },
+      }),
+  };
+}
+
+export async function registerGraphQL(
+  app: FastifyInstance,
+  schema: GraphQLSchema,
+  deps: AppDeps,
+): Promise<void> {
+  const apollo = new ApolloServer<RequestContext>({
+    schema,
+    logger: deps.log,
+    validationRules: [depthLimit()],
+    formatError: formatGraphQLError(deps),
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    plugins: [
+      fastifyApolloDrainPlugin(app),
+      complexityPlugin(schema),
+      deps.config.nodeEnv === 'production'
+        ? ApolloServerPluginLandingPageDisabled()
+        : ApolloServerPluginLandingPageLocalDefault({ embed: true }),
+    ],
+  });
+  await apollo.start();
+  await app.register(fastifyApollo(apollo), {
+    path: '/graphql',
+    context: async (request: FastifyRequest) => {
+      try {
+        return await createContext(
+          {
+            transport: 'graphql',
+            authorization: request.headers.authorization,
+            ip: request.ip,
+            requestId: request.id,
+            allowAnonymous: true,
+          },
+          deps,
+        );
+      } catch (err) {
+        if (err instanceof AppError) throw toGraphQLError(err);
+        throw err;
+      }
+    },
+  });
+}
