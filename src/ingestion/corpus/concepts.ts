@@ -1,0 +1,322 @@
+/**
+ * The things the demo documents mention, each with the query that must find it. Every mention in
+ * the corpus is written through this catalogue (see `mention`), so the manifest knows exactly which
+ * projects mention what: the ground truth for "which projects mention X". Variants are the
+ * spellings real documents use; each is equal to the query after normalization or through one of
+ * the search synonym groups. Prevalence is the share of projects that mention the concept, chosen
+ * so that some concepts are everywhere, some in one or two projects, and `ABSENT_CONCEPTS` nowhere.
+ */
+export type ConceptSection =
+  'kitchen' | 'interior' | 'bath' | 'building' | 'amenity' | 'incentive' | 'deposit';
+
+export interface Concept {
+  query: string;
+  section: ConceptSection;
+  prevalence: number;
+  variants: readonly string[];
+  /** Sentences around a mention; `{}` marks where the variant goes. */
+  contexts: readonly string[];
+}
+
+export const CONCEPTS: readonly Concept[] = [
+  {
+    query: 'quartz countertops',
+    section: 'kitchen',
+    prevalence: 0.75,
+    variants: ['quartz countertops', 'quartz counter-tops', 'quartz counter tops'],
+    contexts: ['Custom-designed kitchen cabinetry with {}', '{} with matching full-height backsplash'],
+  },
+  {
+    query: '30 inch gas range',
+    section: 'kitchen',
+    prevalence: 0.3,
+    variants: ['30" gas range', '30-inch gas range', '30 in. gas range'],
+    contexts: ['Professional-style {} with hood fan vented to exterior', '{} in all two-bedroom suites'],
+  },
+  {
+    query: 'stainless steel appliances',
+    section: 'kitchen',
+    prevalence: 0.8,
+    variants: ['stainless steel appliances', 'stainless-steel appliances'],
+    contexts: ['Energy Star® {}: fridge, cooktop, wall oven, dishwasher and microwave', 'Full-size {}'],
+  },
+  {
+    query: 'Miele',
+    section: 'kitchen',
+    prevalence: 0.12,
+    variants: ['Miele'],
+    contexts: [
+      'Integrated {} appliance package with panelled fridge',
+      '{} built-in wall oven and induction cooktop',
+    ],
+  },
+  {
+    query: 'Bosch',
+    section: 'kitchen',
+    prevalence: 0.25,
+    variants: ['Bosch'],
+    contexts: ['Panel-ready {} dishwasher', '{} front-loading washer and dryer'],
+  },
+  {
+    query: 'Sub-Zero',
+    section: 'kitchen',
+    prevalence: 0.05,
+    variants: ['Sub-Zero'],
+    contexts: ['Integrated {} column refrigerator in penthouse suites'],
+  },
+  {
+    query: 'wine fridge',
+    section: 'kitchen',
+    prevalence: 0.08,
+    variants: ['wine fridge', 'wine cooler'],
+    contexts: ['Under-counter {} in select suites'],
+  },
+  {
+    query: 'waterfall island',
+    section: 'kitchen',
+    prevalence: 0.1,
+    variants: ['waterfall island'],
+    contexts: ['Stone {} with seating, per plan'],
+  },
+  {
+    query: 'undermount sink',
+    section: 'kitchen',
+    prevalence: 0.4,
+    variants: ['undermount sink', 'under-mount sink'],
+    contexts: ['Single-bowl {} with pull-down faucet'],
+  },
+  {
+    query: '9 foot ceilings',
+    section: 'interior',
+    prevalence: 0.7,
+    variants: ["9' ceilings", '9-foot ceilings', '9 ft. ceilings'],
+    contexts: [
+      'Approximately {} in principal rooms, excluding bulkheads',
+      'Smooth-finish {} throughout (per plan)',
+    ],
+  },
+  {
+    query: '10 foot ceilings',
+    section: 'interior',
+    prevalence: 0.15,
+    variants: ["10' ceilings", '10-foot ceilings'],
+    contexts: ['Soaring {} on penthouse levels', '{} in select suites'],
+  },
+  {
+    query: 'floor-to-ceiling windows',
+    section: 'interior',
+    prevalence: 0.5,
+    variants: ['floor-to-ceiling windows', 'floor to ceiling windows'],
+    contexts: ['Expansive {} with low-E glazing', '{} in living areas (per plan)'],
+  },
+  {
+    query: 'engineered hardwood',
+    section: 'interior',
+    prevalence: 0.55,
+    variants: ['engineered hardwood'],
+    contexts: ['Wide-plank {} flooring in living areas', '{} flooring throughout, excluding bathrooms'],
+  },
+  {
+    query: 'heated floors',
+    section: 'bath',
+    prevalence: 0.15,
+    variants: ['heated floors', 'in-floor heating'],
+    contexts: ['Electric {} in primary ensuite', 'Radiant {} in all bathrooms'],
+  },
+  {
+    query: 'pot lights',
+    section: 'interior',
+    prevalence: 0.35,
+    variants: ['pot lights', 'pot-lights', 'recessed lighting'],
+    contexts: ['LED {} in kitchen and living area', 'Dimmable {} throughout'],
+  },
+  {
+    query: 'walk-in closet',
+    section: 'interior',
+    prevalence: 0.4,
+    variants: ['walk-in closet', 'walk in closet'],
+    contexts: ['{} in primary bedroom (per plan)'],
+  },
+  {
+    query: 'smart home',
+    section: 'interior',
+    prevalence: 0.3,
+    variants: ['smart home', 'smart-home'],
+    contexts: ['{} automation with app-controlled thermostat', 'Integrated {} hub with voice control'],
+  },
+  {
+    query: 'keyless entry',
+    section: 'interior',
+    prevalence: 0.2,
+    variants: ['keyless entry', 'keyless-entry'],
+    contexts: ['Digital {} suite door lock'],
+  },
+  {
+    query: 'heat pump',
+    section: 'building',
+    prevalence: 0.1,
+    variants: ['heat pump'],
+    contexts: ['Energy-efficient {} heating and cooling, individually controlled'],
+  },
+  {
+    query: 'rain shower',
+    section: 'bath',
+    prevalence: 0.25,
+    variants: ['rain shower', 'rainfall shower'],
+    contexts: ['Oversized {} head with handheld wand', 'Frameless glass enclosure with {}'],
+  },
+  {
+    query: 'EV charging',
+    section: 'building',
+    prevalence: 0.35,
+    variants: ['EV charging', 'electric vehicle charging', 'EV chargers'],
+    contexts: ['{} available in the underground garage', 'Roughed-in {} for select parking spaces'],
+  },
+  {
+    query: '24-hour concierge',
+    section: 'amenity',
+    prevalence: 0.5,
+    variants: ['24-hour concierge', '24/7 concierge', '24 hour concierge'],
+    contexts: ['Grand lobby with {}', '{} and secure parcel room'],
+  },
+  {
+    query: 'rooftop pool',
+    section: 'amenity',
+    prevalence: 0.08,
+    variants: ['rooftop pool', 'roof-top pool'],
+    contexts: ['Heated {} with cabanas'],
+  },
+  {
+    query: 'pet spa',
+    section: 'amenity',
+    prevalence: 0.1,
+    variants: ['pet spa'],
+    contexts: ['{} and off-leash dog run'],
+  },
+  {
+    query: 'co-working',
+    section: 'amenity',
+    prevalence: 0.3,
+    variants: ['co-working', 'coworking'],
+    contexts: ['{} lounge with private meeting rooms'],
+  },
+  {
+    query: 'guest suite',
+    section: 'amenity',
+    prevalence: 0.25,
+    variants: ['guest suite', 'guest suites'],
+    contexts: ['Furnished {} for visiting family'],
+  },
+  {
+    query: 'bike storage',
+    section: 'amenity',
+    prevalence: 0.3,
+    variants: ['bike storage', 'bicycle storage'],
+    contexts: ['Secure {} with repair station'],
+  },
+  {
+    query: 'party room',
+    section: 'amenity',
+    prevalence: 0.45,
+    variants: ['party room'],
+    contexts: ['{} with catering kitchen and private dining'],
+  },
+  {
+    query: 'golf simulator',
+    section: 'amenity',
+    prevalence: 0.05,
+    variants: ['golf simulator'],
+    contexts: ['{} and games lounge'],
+  },
+  {
+    query: 'development charges capped',
+    section: 'incentive',
+    prevalence: 0.4,
+    variants: ['development charges capped', 'Development charges capped'],
+    contexts: ['{} at {cap}', '{} at {cap} for condominium suites'],
+  },
+  {
+    query: 'free assignment',
+    section: 'incentive',
+    prevalence: 0.3,
+    variants: ['free assignment', 'FREE assignment'],
+    contexts: ['{} prior to registration', '{} (a value of $10,000)'],
+  },
+  {
+    query: 'assignment fee',
+    section: 'incentive',
+    prevalence: 0.3,
+    variants: ['assignment fee'],
+    contexts: ['Reduced {} of $5,000 + HST', 'Legal {} waived for the first assignment'],
+  },
+  {
+    query: 'right to lease during occupancy',
+    section: 'incentive',
+    prevalence: 0.25,
+    variants: ['right to lease during occupancy'],
+    contexts: ['Purchaser has the {}', '{} (interim occupancy period)'],
+  },
+  {
+    query: 'cash back',
+    section: 'incentive',
+    prevalence: 0.1,
+    variants: ['cash back', 'cash-back'],
+    contexts: ['$15,000 {} on final closing'],
+  },
+  {
+    query: 'free parking',
+    section: 'incentive',
+    prevalence: 0.12,
+    variants: ['free parking', 'FREE parking'],
+    contexts: ['{} with every two-bedroom suite'],
+  },
+  {
+    query: 'extended deposit structure',
+    section: 'incentive',
+    prevalence: 0.2,
+    variants: ['extended deposit structure'],
+    contexts: ['{} for the first 25 purchasers'],
+  },
+  {
+    query: '$5,000 on signing',
+    section: 'deposit',
+    prevalence: 0.45,
+    variants: ['$5,000 on signing'],
+    contexts: ['{}'],
+  },
+  {
+    query: '5% in 90 days',
+    section: 'deposit',
+    prevalence: 0.4,
+    variants: ['5% in 90 days'],
+    contexts: ['{}'],
+  },
+];
+
+/** Plausible searches that no generated document answers. The generator never writes these words. */
+export const ABSENT_CONCEPTS: readonly string[] = [
+  'heated driveway',
+  'private elevator',
+  'sauna',
+  'bidet',
+  'wine cellar',
+];
+
+/** Fact spans travel inside block text between these private-use marks until the PDF is laid out. */
+export const FACT_START = '\uE000';
+export const FACT_END = '\uE001';
+const CONCEPT_BASE = 0xe100;
+
+/** Text for `concept` at the `{}` of a context, marked so the layout can report where it landed. */
+export function mention(conceptIndex: number, variant: string): string {
+  return `${FACT_START}${String.fromCharCode(CONCEPT_BASE + conceptIndex)}${variant}${FACT_END}`;
+}
+
+export function conceptOfMark(mark: string): Concept {
+  return CONCEPTS[mark.charCodeAt(0) - CONCEPT_BASE];
+}
+
+/** Removes the fact marks (for measuring and drawing). */
+export function stripMarks(text: string): string {
+  return text.replace(/\uE000[\uE100-\uE1FF]|\uE001/g, '');
+}

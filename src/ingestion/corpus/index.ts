@@ -1,0 +1,10 @@
+/** The demo PDF corpus generator: its entry point and the manifest it writes. */
+export { generateCorpus, type GenerateCorpusOptions } from './generate.js';
+export { ABSENT_CONCEPTS, CONCEPTS, type Concept } from './concepts.js';
+export type {
+  ArtifactProfile,
+  CorpusDocument,
+  CorpusFact,
+  CorpusManifest,
+  ExpectedExtraction,
+} from './manifest.js';

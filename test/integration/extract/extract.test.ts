@@ -1,0 +1,269 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getDocumentProxy } from 'unpdf';
+import { buildDemoDataset } from '../../../src/demo/dataset.js';
+import { CONCEPTS, generateCorpus, type CorpusManifest } from '../../../src/ingestion/corpus/index.js';
+import {
+  closeExtractors,
+  extractPdf,
+  extractPdfDirect,
+  type ExtractionResult,
+} from '../../../src/ingestion/extract.js';
+import { normalizeText } from '../../../src/search/normalize.js';
+import { expandQuery } from '../../../src/search/synonyms.js';
+import { findFirstMatch } from '../../../src/search/match.js';
+import { makePdf } from '../../support/pdf.js';
+import { contentBombPdf, cyclicPageTreePdf, hugePageCountPdf } from './hostile.js';
+
+const SEED = 7;
+const PROJECTS = 4;
+
+let dir: string;
+let manifest: CorpusManifest;
+const results = new Map<string, ExtractionResult>();
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pds-corpus-'));
+  manifest = await generateCorpus({
+    projects: buildDemoDataset(SEED, PROJECTS).projects,
+    seed: SEED,
+    outDir: dir,
+  });
+  await Promise.all(
+    manifest.documents.map(async (d) =>
+      results.set(d.file, await extractPdf(await readFile(join(dir, d.file)))),
+    ),
+  );
+});
+
+afterAll(async () => {
+  await closeExtractors();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function normalizedPages(file: string): string[] {
+  return results.get(file)!.pages.map((p) => normalizeText(p.text));
+}
+
+const readable = () => manifest.documents.filter((d) => d.expect === 'text');
+
+describe('demo corpus', () => {
+  it('covers every category, every artifact profile and the unreadable cases', async () => {
+    const written = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8')) as CorpusManifest;
+    expect(written).toEqual(manifest);
+    expect(manifest.projects).toHaveLength(PROJECTS);
+    expect(new Set(manifest.documents.map((d) => d.profile))).toEqual(
+      new Set([
+        'clean',
+        'smart-quotes',
+        'mojibake',
+        'replacement-char',
+        'ligatures',
+        'nbsp',
+        'soft-hyphens',
+        'dashes',
+        'line-end-hyphenation',
+        'letter-spaced-headings',
+        'two-column',
+        'image-only',
+        'corrupt',
+        'encrypted',
+      ]),
+    );
+    for (const category of [
+      'brochure',
+      'features-finishes',
+      'price-list',
+      'deposit-structure',
+      'incentives',
+      'fact-sheet',
+    ]) {
+      expect(manifest.documents.filter((d) => d.category === category).length).toBeGreaterThanOrEqual(
+        PROJECTS,
+      );
+    }
+    expect(manifest.documents.filter((d) => d.profile === 'corrupt')).toHaveLength(1);
+    expect(manifest.documents.filter((d) => d.profile === 'encrypted')).toHaveLength(1);
+    expect(manifest.documents.some((d) => d.pageCount > 1)).toBe(true);
+  });
+
+  it('links older revisions to the documents that supersede them', () => {
+    const revised = manifest.documents.filter((d) => d.supersedesFile);
+    expect(revised.length).toBeGreaterThan(0);
+    for (const d of revised) {
+      const index = manifest.documents.indexOf(d);
+      const older = manifest.documents.findIndex((o) => o.file === d.supersedesFile);
+      expect(older).toBeGreaterThanOrEqual(0);
+      expect(older).toBeLessThan(index);
+      expect(manifest.documents[older].projectKey).toBe(d.projectKey);
+      expect(manifest.documents[older].category).toBe(d.category);
+      expect(manifest.documents[older].sha256).not.toBe(d.sha256);
+    }
+  });
+
+  it('is byte-for-byte the same for the same seed', async () => {
+    const again = await mkdtemp(join(tmpdir(), 'pds-corpus-again-'));
+    try {
+      const projects = buildDemoDataset(SEED, 2).projects;
+      const first = await generateCorpus({ projects, seed: SEED, outDir: again });
+      const second = await generateCorpus({ projects, seed: SEED, outDir: again });
+      expect(second).toEqual(first);
+      const other = await generateCorpus({ projects, seed: SEED + 1, outDir: again });
+      expect(other.documents.map((d) => d.sha256)).not.toEqual(first.documents.map((d) => d.sha256));
+    } finally {
+      await rm(again, { recursive: true, force: true });
+    }
+  });
+
+  it('spreads concepts: some in most projects, some in one or two, the absent ones in none', () => {
+    const projectsOf = new Map<string, Set<string>>();
+    for (const d of readable()) {
+      for (const f of d.facts)
+        projectsOf.set(f.concept, (projectsOf.get(f.concept) ?? new Set()).add(d.projectKey));
+    }
+    const counts = [...projectsOf.values()].map((s) => s.size);
+    expect(Math.max(...counts)).toBeGreaterThanOrEqual(PROJECTS - 1);
+    expect(Math.min(...counts)).toBeLessThanOrEqual(2);
+    for (const absent of manifest.absentConcepts) expect(projectsOf.has(absent)).toBe(false);
+  });
+});
+
+describe('sandboxed extraction of the corpus', () => {
+  it('yields the expected outcome for every document', () => {
+    for (const d of manifest.documents) {
+      const result = results.get(d.file)!;
+      const expected = { text: 'completed', no_text: 'no_text', failed: 'failed' }[d.expect];
+      expect({ file: d.file, status: result.status }).toEqual({ file: d.file, status: expected });
+      if (d.expect === 'text') expect(result.pageCount).toBe(d.pageCount);
+      if (d.expect === 'no_text') expect(result.pages.every((p) => p.text.trim() === '')).toBe(true);
+    }
+    const failure = (profile: string) =>
+      results.get(manifest.documents.find((d) => d.profile === profile)!.file)!;
+    expect(failure('corrupt').error).toMatch(/^corrupt PDF: \S/);
+    expect(failure('encrypted').error).toBe('encrypted PDF (password required)');
+  });
+
+  it('keeps line breaks, so the chunker can overlap at line boundaries', () => {
+    for (const d of readable()) {
+      expect(results.get(d.file)!.pages[0].text.split('\n').length).toBeGreaterThan(3);
+    }
+  });
+
+  it('finds every mention exactly as written, after normalization, on its page', () => {
+    for (const d of readable()) {
+      const pages = normalizedPages(d.file);
+      for (const fact of d.facts) {
+        const found = pages[fact.page - 1]?.includes(normalizeText(fact.surface)) ?? false;
+        expect({ file: d.file, fact, found }).toEqual({ file: d.file, fact, found: true });
+      }
+    }
+  });
+
+  it('finds every mention by its concept query through the search post-filter', () => {
+    for (const d of readable()) {
+      const pages = normalizedPages(d.file);
+      for (const fact of d.facts) {
+        const match = findFirstMatch(pages[fact.page - 1], expandQuery(fact.concept).terms);
+        expect({ file: d.file, fact, found: match !== null }).toEqual({ file: d.file, fact, found: true });
+      }
+    }
+  });
+
+  it('has no mention the manifest does not record (the ground truth is complete)', () => {
+    const queries = [...CONCEPTS.map((c) => c.query), ...manifest.absentConcepts];
+    for (const d of readable()) {
+      normalizedPages(d.file).forEach((page, i) => {
+        const recorded = new Set(d.facts.filter((f) => f.page === i + 1).map((f) => f.concept));
+        for (const query of queries) {
+          const hit = findFirstMatch(page, expandQuery(query).terms) !== null;
+          if (hit)
+            expect({ file: d.file, page: i + 1, query, recorded: recorded.has(query) }).toMatchObject({
+              recorded: true,
+            });
+        }
+      });
+    }
+  });
+
+  it('holds real text behind the password of the encrypted document', async () => {
+    const d = manifest.documents.find((doc) => doc.profile === 'encrypted')!;
+    const pdf = await getDocumentProxy(new Uint8Array(await readFile(join(dir, d.file))), {
+      password: d.password,
+      verbosity: 0,
+    });
+    const content = await (await pdf.getPage(1)).getTextContent();
+    expect(content.items.map((item) => ('str' in item ? item.str : '')).join(' ')).toContain('Agreement');
+  });
+
+  it('gives the in-process baseline the same text as the worker', async () => {
+    const d = readable()[0];
+    const direct = await extractPdfDirect(await readFile(join(dir, d.file)));
+    expect(direct.pages).toEqual(results.get(d.file)!.pages);
+  });
+});
+
+describe('hostile input', () => {
+  it('fails random bytes, a page tree cycle and an absurd page count with readable reasons', async () => {
+    const random = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256);
+    expect(await extractPdf(random)).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^corrupt PDF/),
+    });
+    expect(await extractPdf(cyclicPageTreePdf())).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('circular'),
+    });
+    expect(await extractPdf(hugePageCountPdf(50_000, 50_000), { maxPages: 2000 })).toMatchObject({
+      status: 'failed',
+      error: 'too many pages: the PDF claims 50000 pages, more than the 2000 allowed',
+    });
+    expect(await extractPdf(new Uint8Array(0))).toMatchObject({ status: 'failed' });
+  });
+
+  it('stops a file that keeps the parser busy at the timeout, and one that eats memory at the cap', async () => {
+    // 30 kB on disk, 400,000 drawing operations once inflated.
+    const bomb = contentBombPdf(400_000);
+    const started = performance.now();
+    expect(await extractPdf(bomb, { timeoutMs: 400 })).toMatchObject({
+      status: 'failed',
+      error: 'timed out after 400ms',
+    });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(await extractPdf(bomb, { maxMemoryMb: 32, timeoutMs: 30_000 })).toMatchObject({
+      status: 'failed',
+      error: 'worker out of memory',
+    });
+  });
+
+  it('keeps working after failures, also with several documents at once', async () => {
+    const good = await makePdf(['Quartz countertops\nand a 30" gas range', '', 'Page three']);
+    const outcomes = await Promise.all([
+      extractPdf(good),
+      extractPdf(contentBombPdf(400_000), { timeoutMs: 300 }),
+      extractPdf(good),
+      extractPdf(Uint8Array.from([0x25, 0x50, 0x44, 0x46])),
+      extractPdf(good),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'completed',
+      'failed',
+      'completed',
+      'failed',
+      'completed',
+    ]);
+    expect(outcomes[0].pages.map((p) => p.text)).toEqual([
+      'Quartz countertops\nand a 30" gas range',
+      '',
+      'Page three',
+    ]);
+    expect(outcomes[0].rawTextLength).toBe(
+      'Quartz countertops\nand a 30" gas range'.length + 'Page three'.length,
+    );
+  });
+
+  it('reports no_text for a document whose pages have no text layer', async () => {
+    const scanned = await makePdf(['', '']);
+    expect(await extractPdf(scanned)).toMatchObject({ status: 'no_text', pageCount: 2, error: null });
+  });
+});
