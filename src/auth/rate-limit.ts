@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import {
@@ -8,7 +9,8 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 
-export type RatePolicyName = 'building-links' | 'floorplan-match' | 'mcp' | 'graphql' | 'auth-failure';
+export type RatePolicyName =
+  'building-links' | 'floorplan-match' | 'mcp' | 'graphql' | 'auth-failure' | 'oauth';
 
 export interface RatePolicy {
   points: number;
@@ -23,6 +25,8 @@ export const RATE_POLICIES: Readonly<Record<RatePolicyName, RatePolicy>> = Objec
   mcp: { points: 300, durationSeconds: 60, keyedBy: 'token' },
   graphql: { points: 600, durationSeconds: 60, keyedBy: 'credential' },
   'auth-failure': { points: 30, durationSeconds: 60, keyedBy: 'ip' },
+  /** Login, consent, client registration and token requests, per address (src/oauth). */
+  oauth: { points: 120, durationSeconds: 60, keyedBy: 'ip' },
 });
 
 export interface RateDecision {
@@ -43,50 +47,113 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
+export interface RateLimiterOptions {
+  policies?: Partial<Record<RatePolicyName, RatePolicy>>;
+  /** Told about every failed store call; the call itself is then decided by the in-memory fallback. */
+  onStoreError?: (err: unknown) => void;
+  /** A store slower than this counts as failed for that call (default 1000 ms). */
+  storeTimeoutMs?: number;
+  /** After a failure the store is left alone this long before it is tried again (default 1000 ms). */
+  storeRetryMs?: number;
+}
+
 export const RATE_LIMIT_TABLE = 'rate_limit';
 /** The table RateLimiterPostgres reads; created by a migration so the limiter never runs DDL itself. */
 export const RATE_LIMIT_TABLE_SQL = `create table if not exists "${RATE_LIMIT_TABLE}" ("key" varchar(255) primary key, "points" integer not null default 0, "expire" bigint)`;
 
 const KEY_PREFIX = 'pds-rl';
+/** The postgres key column is varchar(255); longer keys are stored by digest so they never fail an insert. */
+const MAX_RAW_KEY = 200;
+/** Expired rows are not read again (the upsert resets them) but would pile up; sweep the stale ones. */
+const SWEEP_EVERY_MS = 5 * 60_000;
+const SWEEP_OLDER_THAN_MS = 60 * 60_000;
 
 function decide(policy: RatePolicy, res: RateLimiterRes, allowed: boolean): RateDecision {
   const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   return {
     allowed,
     limit: policy.points,
-    remaining: Math.max(0, res.remainingPoints),
+    remaining: allowed ? Math.max(0, res.remainingPoints) : 0,
     resetSeconds,
     retryAfterSeconds: allowed ? null : resetSeconds,
   };
 }
 
+function storeKey(key: string): string {
+  return key.length <= MAX_RAW_KEY ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`rate-limit store did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves once the first connection attempt settles, so start-up traffic is not needlessly served by the fallback. */
+function firstConnection(redis: Redis, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      redis.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done);
+    redis.once('error', done);
+  });
+}
+
 /**
  * One limiter for every transport. Counters live in the configured store so that all server
- * processes share them; when the store fails, an in-memory limiter with the same policy takes over
- * for that call (limits still hold per process) and the failure is reported, never swallowed.
+ * processes share them. When the store fails or is slow, an in-memory limiter with the same policy
+ * decides instead (limits then hold per process), the failure is reported, and the store is left
+ * alone for `storeRetryMs` so an outage costs neither a timeout per request nor a log line per request.
  */
-export function createRateLimiter(
+export async function createRateLimiter(
   store: RateStoreConfig,
-  opts: {
-    policies?: Partial<Record<RatePolicyName, RatePolicy>>;
-    onStoreError?: (err: unknown) => void;
-  } = {},
+  opts: RateLimiterOptions = {},
 ): Promise<RateLimiter> {
   const policies: Record<RatePolicyName, RatePolicy> = { ...RATE_POLICIES, ...opts.policies };
+  const storeTimeoutMs = opts.storeTimeoutMs ?? 1000;
+  const storeRetryMs = opts.storeRetryMs ?? 1000;
+  const report = (err: unknown) => {
+    try {
+      opts.onStoreError?.(err);
+    } catch {
+      // A faulty reporter must not turn a degraded limiter into a failing request.
+    }
+  };
+
   let redis: Redis | null = null;
   if (store.kind === 'redis') {
     redis = new Redis(store.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      connectTimeout: 2000,
-      lazyConnect: false,
+      connectTimeout: storeTimeoutMs,
     });
     // Connection errors surface per call (and fall back); an unhandled 'error' event would crash the process.
     redis.on('error', () => undefined);
+    await firstConnection(redis, storeTimeoutMs);
   }
+
+  let sweeper: NodeJS.Timeout | null = null;
+  if (store.kind === 'postgres') {
+    const pool = store.pool;
+    sweeper = setInterval(() => {
+      pool
+        .query(`delete from "${RATE_LIMIT_TABLE}" where "expire" < $1`, [Date.now() - SWEEP_OLDER_THAN_MS])
+        .catch(report);
+    }, SWEEP_EVERY_MS);
+    sweeper.unref();
+  }
+
   const primary = new Map<RatePolicyName, RateLimiterAbstract>();
   const fallback = new Map<RatePolicyName, RateLimiterMemory>();
   for (const [name, policy] of Object.entries(policies) as [RatePolicyName, RatePolicy][]) {
+    // The prefix namespaces keys per policy, so one credential's mcp and graphql counts never mix.
     const base = {
       points: policy.points,
       duration: policy.durationSeconds,
@@ -103,6 +170,7 @@ export function createRateLimiter(
           new RateLimiterPostgres({
             ...base,
             storeClient: store.pool,
+            storeType: 'pool',
             tableName: RATE_LIMIT_TABLE,
             tableCreated: true,
             clearExpiredByTimeout: false,
@@ -110,32 +178,52 @@ export function createRateLimiter(
         );
         break;
       case 'redis':
-        primary.set(name, new RateLimiterRedis({ ...base, storeClient: redis }));
+        primary.set(name, new RateLimiterRedis({ ...base, storeClient: redis, rejectIfRedisNotReady: true }));
         break;
     }
   }
 
-  return Promise.resolve({
-    async consume(name, key) {
+  let storeDownUntil = 0;
+  const fromFallback = async (name: RatePolicyName, key: string): Promise<RateDecision> => {
+    try {
+      return decide(policies[name], await fallback.get(name)!.consume(key, 1), true);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) return decide(policies[name], err, false);
+      throw err;
+    }
+  };
+
+  return {
+    async consume(name, rawKey) {
       const policy = policies[name];
-      const limiter = primary.get(name)!;
+      const key = storeKey(rawKey);
+      if (store.kind !== 'memory' && Date.now() < storeDownUntil) return fromFallback(name, key);
       try {
-        return decide(policy, await limiter.consume(key, 1), true);
+        const res = await withTimeout(primary.get(name)!.consume(key, 1), storeTimeoutMs);
+        storeDownUntil = 0;
+        return decide(policy, res, true);
       } catch (err) {
-        if (err instanceof RateLimiterRes) return decide(policy, err, false);
-        opts.onStoreError?.(err);
-        try {
-          return decide(policy, await fallback.get(name)!.consume(key, 1), true);
-        } catch (inner) {
-          if (inner instanceof RateLimiterRes) return decide(policy, inner, false);
-          throw inner;
+        // rate-limiter-flexible rejects with a RateLimiterRes for "limited" and an Error when the store failed.
+        if (err instanceof RateLimiterRes) {
+          storeDownUntil = 0;
+          return decide(policy, err, false);
         }
+        storeDownUntil = Date.now() + storeRetryMs;
+        report(err);
+        return fromFallback(name, key);
       }
     },
-    close() {
-      redis?.disconnect();
+    async close() {
+      if (sweeper) clearInterval(sweeper);
+      sweeper = null;
+      const client = redis;
       redis = null;
-      return Promise.resolve();
+      if (!client) return;
+      if (client.status === 'ready') {
+        await client.quit().catch(() => client.disconnect());
+      } else {
+        client.disconnect();
+      }
     },
-  });
+  };
 }

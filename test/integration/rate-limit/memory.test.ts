@@ -1,0 +1,3 @@
+import { describeStoreContract } from './store-contract.js';
+
+describeStoreContract('the memory store', () => ({ config: { kind: 'memory' }, sibling: null }));
