@@ -1,0 +1,40 @@
+/** The eight compass points, in ring order: neighbours in this list are adjacent exposures. */
+const POINTS = ['N', 'NE', 'E', 'SE', 'S', 'SW', 'W', 'NW'] as const;
+export type CompassPoint = (typeof POINTS)[number];
+
+/**
+ * Reads an exposure as listings write it: "SW", "S/W", "south-west", "Southwest", or a corner
+ * suite's several faces ("N, E", "north & east"). Returns null when nothing is recognisable, so an
+ * unreadable value counts as missing rather than as a mismatch.
+ */
+export function parseExposure(text: string): CompassPoint[] | null {
+  const folded = text
+    .toUpperCase()
+    .replace(/NORTH/g, 'N')
+    .replace(/SOUTH/g, 'S')
+    .replace(/EAST/g, 'E')
+    .replace(/WEST/g, 'W')
+    // "S/W", "S-W" and "S.W." name one intercardinal point, not two faces.
+    .replace(/\b([NS])\s*[/.-]\s*([EW])\b\.?/g, '$1$2');
+  const tokens = folded.split(/\s*(?:,|;|&|\+|\bAND\b|\s)\s*/).filter(Boolean);
+  const points = new Set<CompassPoint>();
+  for (const token of tokens) {
+    const point = POINTS.find((p) => p === token.replace(/\.$/, ''));
+    if (!point) return null;
+    points.add(point);
+  }
+  return points.size ? [...points] : null;
+}
+
+/** Steps around the ring between two points: 0 same, 1 adjacent (SW and S), up to 4 opposite. */
+export function compassDistance(a: CompassPoint, b: CompassPoint): number {
+  const d = Math.abs(POINTS.indexOf(a) - POINTS.indexOf(b));
+  return Math.min(d, POINTS.length - d);
+}
+
+/** The closest pair between two sets of faces, so a corner suite matches on any face it shares. */
+export function closestExposure(a: CompassPoint[], b: CompassPoint[]): number {
+  let best = Infinity;
+  for (const x of a) for (const y of b) best = Math.min(best, compassDistance(x, y));
+  return best;
+}

@@ -1,0 +1,129 @@
+import { type ListingFacts, planEvidence, readListing, scheduleSignal } from './floorplan-signals.js';
+import type {
+  CandidatePlan,
+  ListingInput,
+  ListingMatchResult,
+  MatchSignal,
+  MatchThresholds,
+  ScoredPlan,
+  SignalName,
+} from './floorplan-match.types.js';
+
+export type * from './floorplan-match.types.js';
+export { suiteStack } from './suite-number.js';
+
+export const DEFAULT_THRESHOLDS: Readonly<MatchThresholds> = Object.freeze({
+  matchScore: 0.8,
+  minLead: 0.1,
+  sqftTolerancePct: 5,
+  maxCandidates: 5,
+});
+
+/**
+ * How much each signal counts. Bedrooms, area and the suite's stack each nearly identify a plan in
+ * a building; bathrooms and the floor narrow it; dens and exposure mostly break ties.
+ */
+export const SIGNAL_WEIGHTS: Readonly<Record<Exclude<SignalName, 'unit_schedule'>, number>> = Object.freeze({
+  stack: 3,
+  floor_range: 2,
+  bedrooms: 3,
+  dens: 1,
+  bathrooms: 2,
+  interior_sqft: 3,
+  exposure: 1,
+});
+
+/**
+ * Below this much listing evidence (by weight) nothing is `matched`: bedrooms alone, or an area
+ * alone, fit too many plans. A suite number alone (stack + floor) is enough, as is bedrooms with
+ * an area or with bathrooms.
+ */
+export const MIN_EVIDENCE_WEIGHT = 5;
+
+const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
+
+interface Judged {
+  plan: CandidatePlan;
+  /** The listing's unit number is in this plan's unit schedule. */
+  hit: boolean;
+  score: number;
+  signals: MatchSignal[];
+  /** Weight of the signals the listing gave a value for. */
+  evidence: number;
+}
+
+function judge(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan, t: MatchThresholds): Judged {
+  const schedule = scheduleSignal(listing, facts, plan);
+  const inSchedule = schedule.result === 'match';
+  const evidence = planEvidence(listing, facts, plan, t.sqftTolerancePct);
+  const signals: MatchSignal[] = [schedule];
+  let weighted = 0;
+  let total = 0;
+  for (const [signal, { weightless, ...e }] of evidence) {
+    const weight = weightless ? 0 : SIGNAL_WEIGHTS[signal];
+    signals.push({ signal, weight, ...e, score: round4(e.score) });
+    weighted += weight * e.score;
+    total += weight;
+  }
+  // A schedule is the developer's own unit-to-plan table: a hit settles the match.
+  const score = inSchedule ? 1 : total > 0 ? round4(weighted / total) : 0;
+  return { plan, hit: inSchedule, score, signals, evidence: total };
+}
+
+/** Plan ids are compared as numbers when both are integers, so "9" sorts before "10". */
+function compareIds(a: string, b: string): number {
+  if (/^\d+$/.test(a) && /^\d+$/.test(b) && a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const scored = (j: Judged): ScoredPlan => ({ floorPlanId: j.plan.id, name: j.plan.name, score: j.score });
+
+/** A plan is a candidate unless it belongs to a different building or project than the listing names. */
+function inScope(listing: ListingInput, plan: CandidatePlan): boolean {
+  if (listing.buildingId && plan.buildingId && plan.buildingId !== listing.buildingId) return false;
+  if (listing.projectId && plan.projectId !== listing.projectId) return false;
+  return true;
+}
+
+const TOO_LITTLE =
+  'too little information to match: give a unit number, or bedrooms with an interior area or bathrooms';
+
+export function matchListing(
+  listing: ListingInput,
+  plans: CandidatePlan[],
+  thresholds: MatchThresholds = DEFAULT_THRESHOLDS,
+): ListingMatchResult {
+  const empty = { ref: listing.ref, bestMatch: null, candidates: [], signals: [] };
+  const candidates = plans.filter((p) => inScope(listing, p));
+  if (!candidates.length) {
+    return { ...empty, status: 'no_match', message: 'no floor plans are known for this building or project' };
+  }
+  const facts = readListing(listing, candidates);
+  const ranked = candidates
+    .map((plan) => judge(listing, facts, plan, thresholds))
+    .sort((a, b) => Number(b.hit) - Number(a.hit) || b.score - a.score || compareIds(a.plan.id, b.plan.id));
+  const [best, second] = ranked;
+  const hits = ranked.filter((j) => j.hit).length;
+  if (!hits && best.evidence === 0) return { ...empty, status: 'no_match', message: TOO_LITTLE };
+
+  const top = ranked.slice(0, Math.max(1, thresholds.maxCandidates));
+  const result = { ref: listing.ref, candidates: top.map(scored), signals: best.signals };
+  const matched = {
+    ...result,
+    status: 'matched' as const,
+    bestMatch: { ...scored(best), plan: best.plan },
+    message: null,
+  };
+  if (hits === 1) return matched;
+  if (hits > 1) {
+    const message = 'the unit number appears in the unit schedules of several floor plans';
+    const tied = ranked.filter((j) => j.hit).slice(0, top.length);
+    return { ...result, candidates: tied.map(scored), status: 'ambiguous', bestMatch: null, message };
+  }
+  const lead = round4(best.score - (second?.score ?? 0));
+  const clears = best.score >= thresholds.matchScore;
+  const enough = best.evidence >= MIN_EVIDENCE_WEIGHT;
+  if (clears && lead >= thresholds.minLead && enough) return matched;
+  const message = enough ? null : TOO_LITTLE;
+  return { ...result, status: clears ? 'ambiguous' : 'no_match', bestMatch: null, message };
+}

@@ -1,0 +1,228 @@
+import { closestExposure, parseExposure } from './exposure.js';
+import { canonicalUnit, compareStacks, suiteStack } from './suite-number.js';
+import type { CandidatePlan, ListingInput, MatchSignal, SignalName } from './floorplan-match.types.js';
+
+// Each signal compares one thing the listing says with one thing the plan records. A field the
+// listing leaves out is `missing` and weightless; a field the plan has no data for is `missing`
+// with a neutral score, so sparse plan data neither wins nor loses a match by itself.
+
+/** The plan has no data for a signal the listing gives: neither for nor against it. */
+const UNKNOWN_SCORE = 0.5;
+
+/** A signal before weighting; `weightless` marks a field the listing does not give (out of the denominator). */
+export type Evidence = Omit<MatchSignal, 'signal' | 'weight'> & { weightless?: true };
+
+const missingFromListing = (field: string): Evidence => ({
+  result: 'missing',
+  score: 0,
+  detail: `listing gives no ${field}`,
+  weightless: true,
+});
+const unknownForPlan = (field: string): Evidence => ({
+  result: 'missing',
+  score: UNKNOWN_SCORE,
+  detail: `plan has no ${field} on record; counted as neutral`,
+});
+
+const finite = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n);
+
+/** What the listing says once, parsed, so every plan is judged against the same reading. */
+export interface ListingFacts {
+  unitKey: string | null;
+  stack: string | null;
+  floor: number | null;
+  penthouse: boolean;
+  sqft: [number, number] | null;
+  exposure: ReturnType<typeof parseExposure>;
+  /** The highest floor any candidate plan reaches: where a penthouse suite sits. */
+  topFloor: number | null;
+}
+
+export function readListing(listing: ListingInput, plans: CandidatePlan[]): ListingFacts {
+  const suite = listing.unitNumber ? suiteStack(listing.unitNumber) : null;
+  const sqft = listing.interiorSqft;
+  let range: [number, number] | null = null;
+  if (Array.isArray(sqft)) {
+    if (finite(sqft[0]) && finite(sqft[1])) range = [Math.min(...sqft), Math.max(...sqft)];
+  } else if (finite(sqft)) {
+    range = [sqft, sqft];
+  }
+  const tops = plans.map((p) => p.floorMax).filter(finite);
+  return {
+    unitKey: listing.unitNumber?.trim() ? canonicalUnit(listing.unitNumber) : null,
+    stack: suite?.stack ?? null,
+    // An explicit floor beats one read from the suite number (some buildings skip floor 13).
+    floor: finite(listing.floor) ? listing.floor : (suite?.floor ?? null),
+    penthouse: !finite(listing.floor) && (suite?.penthouse ?? false),
+    sqft: range,
+    exposure: listing.exposure ? parseExposure(listing.exposure) : null,
+    topFloor: tops.length ? Math.max(...tops) : null,
+  };
+}
+
+function stackSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
+  if (!facts.stack) return missingFromListing('suite number with a stack');
+  if (!plan.stacks.length) return unknownForPlan('stacks');
+  const comparisons = plan.stacks.map((s) => compareStacks(facts.stack!, s));
+  if (comparisons.includes('exact'))
+    return { result: 'match', score: 1, detail: `stack ${facts.stack} is one of the plan's stacks` };
+  if (comparisons.includes('letter')) {
+    return {
+      result: 'partial',
+      score: 0.5,
+      detail: `stack ${facts.stack} differs from a plan stack only by its letter`,
+    };
+  }
+  return { result: 'mismatch', score: 0, detail: `stack ${facts.stack} is not in ${plan.stacks.join(', ')}` };
+}
+
+const PENTHOUSE_PLAN = /\b(?:[LU]?PH|penthouse)\b/i;
+
+function floorSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
+  const bounds = `${plan.floorMin ?? '…'}–${plan.floorMax ?? '…'}`;
+  if (facts.penthouse) {
+    if (PENTHOUSE_PLAN.test(`${plan.name} ${plan.model ?? ''}`)) {
+      return { result: 'match', score: 1, detail: 'penthouse suite, penthouse plan' };
+    }
+    if (!finite(plan.floorMax) || facts.topFloor === null) return unknownForPlan('floor range');
+    return plan.floorMax === facts.topFloor
+      ? {
+          result: 'match',
+          score: 1,
+          detail: `penthouse suite, plan reaches the top floor (${plan.floorMax})`,
+        }
+      : { result: 'mismatch', score: 0, detail: `penthouse suite, plan stops at floor ${plan.floorMax}` };
+  }
+  if (facts.floor === null) return missingFromListing('floor');
+  if (!finite(plan.floorMin) && !finite(plan.floorMax)) return unknownForPlan('floor range');
+  const inside =
+    (!finite(plan.floorMin) || facts.floor >= plan.floorMin) &&
+    (!finite(plan.floorMax) || facts.floor <= plan.floorMax);
+  return inside
+    ? { result: 'match', score: 1, detail: `floor ${facts.floor} is within ${bounds}` }
+    : { result: 'mismatch', score: 0, detail: `floor ${facts.floor} is outside ${bounds}` };
+}
+
+function bedroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
+  if (!finite(listing.bedrooms)) return missingFromListing('bedrooms');
+  if (listing.bedrooms === plan.bedrooms)
+    return { result: 'match', score: 1, detail: `${plan.bedrooms} bedrooms` };
+  // Listings often count a den as a bedroom ("2 bed" for a 1+den).
+  if (plan.dens > 0 && listing.bedrooms === plan.bedrooms + plan.dens) {
+    return {
+      result: 'partial',
+      score: 0.5,
+      detail: `${listing.bedrooms} bedrooms if the plan's den counts as one`,
+    };
+  }
+  return { result: 'mismatch', score: 0, detail: `${listing.bedrooms} bedrooms, plan has ${plan.bedrooms}` };
+}
+
+function densSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
+  if (!finite(listing.dens)) return missingFromListing('dens');
+  if (listing.dens === plan.dens) return { result: 'match', score: 1, detail: `${plan.dens} dens` };
+  if (finite(listing.bedrooms) && listing.bedrooms + listing.dens === plan.bedrooms + plan.dens) {
+    return { result: 'partial', score: 0.5, detail: 'same room count with a den counted as a bedroom' };
+  }
+  return { result: 'mismatch', score: 0, detail: `${listing.dens} dens, plan has ${plan.dens}` };
+}
+
+function bathroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
+  if (!finite(listing.bathrooms)) return missingFromListing('bathrooms');
+  const diff = Math.abs(listing.bathrooms - plan.bathrooms);
+  if (diff === 0) return { result: 'match', score: 1, detail: `${plan.bathrooms} bathrooms` };
+  // A powder room is written as a half bath by some and not at all by others.
+  if (diff <= 0.5)
+    return {
+      result: 'partial',
+      score: 0.5,
+      detail: `${listing.bathrooms} bathrooms, plan has ${plan.bathrooms}`,
+    };
+  return {
+    result: 'mismatch',
+    score: 0,
+    detail: `${listing.bathrooms} bathrooms, plan has ${plan.bathrooms}`,
+  };
+}
+
+/**
+ * Within the tolerance the score still falls gently with distance (1 → 0.8), so a listing of 615
+ * sq ft prefers the 610 plan to the 640 one; within twice the tolerance it is partial credit.
+ */
+function sqftSignal(facts: ListingFacts, plan: CandidatePlan, tolerancePct: number): Evidence {
+  if (!facts.sqft) return missingFromListing('interior area');
+  if (!finite(plan.interiorSqft)) return unknownForPlan('interior area');
+  const [min, max] = facts.sqft;
+  const asked = min === max ? `${min} sq ft` : `${min}–${max} sq ft`;
+  const tolerance = Math.max(1, (plan.interiorSqft * tolerancePct) / 100);
+  const distance = Math.max(0, min - plan.interiorSqft, plan.interiorSqft - max);
+  const vs = `${asked} vs ${plan.interiorSqft} sq ft ±${Math.round(tolerance)}`;
+  if (distance <= tolerance) return { result: 'match', score: 1 - 0.2 * (distance / tolerance), detail: vs };
+  if (distance <= 2 * tolerance) return { result: 'partial', score: 0.4, detail: vs };
+  return { result: 'mismatch', score: 0, detail: vs };
+}
+
+function exposureSignal(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan): Evidence {
+  if (!facts.exposure)
+    return missingFromListing(listing.exposure ? `readable exposure ("${listing.exposure}")` : 'exposure');
+  const planExposure = plan.exposure ? parseExposure(plan.exposure) : null;
+  if (!planExposure) return unknownForPlan('exposure');
+  const steps = closestExposure(facts.exposure, planExposure);
+  const vs = `${facts.exposure.join('/')} vs ${planExposure.join('/')}`;
+  if (steps === 0) return { result: 'match', score: 1, detail: vs };
+  if (steps === 1) return { result: 'partial', score: 0.5, detail: `${vs} (adjacent)` };
+  return { result: 'mismatch', score: 0, detail: vs };
+}
+
+/** Every weighted signal for one plan, in the order they are reported. */
+export function planEvidence(
+  listing: ListingInput,
+  facts: ListingFacts,
+  plan: CandidatePlan,
+  sqftTolerancePct: number,
+): [Exclude<SignalName, 'unit_schedule'>, Evidence][] {
+  return [
+    ['stack', stackSignal(facts, plan)],
+    ['floor_range', floorSignal(facts, plan)],
+    ['bedrooms', bedroomsSignal(listing, plan)],
+    ['dens', densSignal(listing, plan)],
+    ['bathrooms', bathroomsSignal(listing, plan)],
+    ['interior_sqft', sqftSignal(facts, plan, sqftTolerancePct)],
+    ['exposure', exposureSignal(listing, facts, plan)],
+  ];
+}
+
+/**
+ * A plan's schedule in canonical spellings, built once per schedule array: a batch of 100 listings
+ * against plans with hundreds of suites each would otherwise re-parse every suite per listing.
+ */
+const schedules = new WeakMap<readonly string[], Set<string>>();
+function scheduleOf(plan: CandidatePlan): Set<string> {
+  let schedule = schedules.get(plan.unitNumbers);
+  if (!schedule) {
+    schedule = new Set(plan.unitNumbers.map(canonicalUnit));
+    schedules.set(plan.unitNumbers, schedule);
+  }
+  return schedule;
+}
+
+/** Whether the listing's suite is in the plan's unit schedule (reported with weight 0: a hit decides outright). */
+export function scheduleSignal(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan): MatchSignal {
+  const base = { signal: 'unit_schedule' as const, weight: 0 };
+  if (!facts.unitKey) return { ...base, result: 'missing', score: 0, detail: 'listing gives no unit number' };
+  if (!plan.unitNumbers.length)
+    return { ...base, result: 'missing', score: 0, detail: 'plan has no unit schedule' };
+  return scheduleOf(plan).has(facts.unitKey)
+    ? {
+        ...base,
+        result: 'match',
+        score: 1,
+        detail: `unit ${listing.unitNumber} is in the plan's unit schedule`,
+      }
+    : {
+        ...base,
+        result: 'mismatch',
+        score: 0,
+        detail: `unit ${listing.unitNumber} is not in the plan's unit schedule`,
+      };
+}
