@@ -14,6 +14,7 @@ import {
 import { buildAppSchema } from './graphql/schema.js';
 import { registerGraphQL } from './http/graphql.plugin.js';
 import { buildHttpServer } from './http/server.js';
+import { registerOAuth } from './oauth/oauth.plugin.js';
 
 export interface App {
   server: FastifyInstance;
@@ -82,6 +83,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
 
   const schema = await buildAppSchema();
   await registerGraphQL(server, schema, deps);
+  await registerOAuth(server, deps);
 
   let closed = false;
   return {

@@ -13,6 +13,10 @@ const ACCEPTED: Record<Transport, readonly CredentialKind[]> = {
   graphql: ['api-key', 'personal-token', 'oauth-token', 'operator', 'session'],
 };
 
+export function accepts(transport: Transport, kind: CredentialKind): boolean {
+  return ACCEPTED[transport].includes(kind);
+}
+
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface AuthOptions {

@@ -1,12 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
-import { authenticate, readBearer, type Transport } from '../auth/authenticate.js';
+import { accepts, authenticate, readBearer, type Transport } from '../auth/authenticate.js';
 import { requireFusionAccess } from '../auth/entitlements.js';
 import type { RateDecision, RateLimiter, RatePolicyName } from '../auth/rate-limit.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { AppConfig } from '../config.js';
 import type { FusionScope } from '../entities/enums.js';
 import { AppError } from '../errors/catalogue.js';
+import { assertAudience } from '../oauth/audience.js';
+import { authenticateSession } from '../users/session.service.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What every transport shares: one database, one limiter, one config. */
@@ -28,6 +30,10 @@ export interface ContextRequest {
   ratePolicy?: RatePolicyName;
   /** GraphQL lets anonymous callers reach `_service` and public fields; everything else requires a viewer. */
   allowAnonymous?: boolean;
+  /** The session cookie's value, used only when there is no Authorization header (GraphQL). */
+  session?: string;
+  /** `X-Team-Id`: the team a session acts for when its user belongs to several. */
+  teamId?: string;
 }
 
 export interface RequestContext {
@@ -51,8 +57,9 @@ const DEFAULT_POLICY: Record<Transport, RatePolicyName> = { graphql: 'graphql', 
 export async function createContext(req: ContextRequest, deps: AppDeps): Promise<RequestContext> {
   const em = deps.em.fork();
   const secret = readBearer(req.authorization, req.transport);
+  const session = secret === null && accepts(req.transport, 'session') ? req.session : undefined;
   let viewer: Viewer | null = null;
-  if (secret === null) {
+  if (secret === null && !session) {
     if (!req.allowAnonymous) {
       throw new AppError(
         'CREDENTIAL_MISSING',
@@ -63,10 +70,11 @@ export async function createContext(req: ContextRequest, deps: AppDeps): Promise
     }
   } else {
     try {
-      viewer = await authenticate(em, secret, {
-        transport: req.transport,
-        adminToken: deps.config.adminToken,
-      });
+      viewer =
+        secret !== null
+          ? await authenticate(em, secret, { transport: req.transport, adminToken: deps.config.adminToken })
+          : await authenticateSession(em, session!, req.teamId);
+      assertAudience(viewer, req.transport, deps.config);
     } catch (err) {
       if (err instanceof AppError && err.code === 'CREDENTIAL_INVALID') {
         // Failed authentication is charged to the caller's address, never to a key.

@@ -6,6 +6,7 @@ import { buildSchema, createResolversMap } from 'type-graphql';
 import type { RequestContext } from '../context/context.js';
 import { AdminResolver } from './resolvers/admin.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
+import { TeamSettingsResolver } from './resolvers/team-settings.resolver.js';
 import { BuildingResolver, ProjectResolver, resolveProjectReference } from './resolvers/project.resolver.js';
 import './types/enums.type.js';
 
@@ -13,7 +14,13 @@ export const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key", "@shareable"])';
 
 /** Resolver classes registered by feature modules; later issues append theirs here. */
-export const RESOLVERS = [ProjectResolver, BuildingResolver, DocumentResolver, AdminResolver] as const;
+export const RESOLVERS = [
+  ProjectResolver,
+  BuildingResolver,
+  DocumentResolver,
+  AdminResolver,
+  TeamSettingsResolver,
+] as const;
 
 let cached: Promise<GraphQLSchema> | null = null;
 

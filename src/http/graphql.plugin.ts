@@ -7,6 +7,7 @@ import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'gr
 import { createContext, type AppDeps, type RequestContext } from '../context/context.js';
 import { AppError } from '../errors/catalogue.js';
 import { assertComplexity, depthLimit, operationComplexity } from '../graphql/limits.js';
+import { readSessionCookie } from '../users/session-cookie.js';
 
 /** AppError → GraphQL error with the catalogue's code; the HTTP status rides along for context errors. */
 export function toGraphQLError(err: AppError): GraphQLError {
@@ -69,6 +70,10 @@ function complexityPlugin(schema: GraphQLSchema): ApolloServerPlugin<RequestCont
   };
 }
 
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
 export async function registerGraphQL(
   app: FastifyInstance,
   schema: GraphQLSchema,
@@ -101,6 +106,8 @@ export async function registerGraphQL(
             ip: request.ip,
             requestId: request.id,
             allowAnonymous: true,
+            session: readSessionCookie(request, deps.config),
+            teamId: headerValue(request.headers['x-team-id']),
           },
           deps,
         );

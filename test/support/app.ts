@@ -83,7 +83,8 @@ export async function startTestApp(
     ...env,
   });
   const app = await createApp(config, { logger: false, ...opts });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  // A test that needs PUBLIC_BASE_URL to be the real address (OAuth metadata) passes PORT too.
+  await app.server.listen({ host: '127.0.0.1', port: env.PORT ? config.port : 0 });
   const url = `http://127.0.0.1:${(app.server.addresses()[0] as { port: number }).port}`;
   const request = async (
     method: string,

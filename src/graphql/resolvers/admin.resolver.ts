@@ -2,6 +2,8 @@ import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { requireOperator, requireViewer } from '../../auth/entitlements.js';
 import type { RequestContext } from '../../context/context.js';
 import * as admin from '../../services/admin.service.js';
+import { requireSettingsAccess, settingsTeamScope } from '../../settings/settings.access.js';
+import * as settings from '../../settings/settings.service.js';
 import {
   CreateBuildingInput,
   CreateFloorPlanInput,
@@ -27,7 +29,11 @@ import {
   ViewerType,
 } from '../types/team.type.js';
 
-/** The operator contract: mutations allowed only with PDS_ADMIN_TOKEN. Names are fixed; outside checks use them. */
+/**
+ * The operator contract: mutations allowed only with PDS_ADMIN_TOKEN, except the key and token
+ * mutations, which a signed-in owner or admin of the team may use too. Names are fixed; outside
+ * checks use them.
+ */
 @Resolver()
 export class AdminResolver {
   @Query(() => ViewerType, { description: 'Who is calling, with team, plan and scopes' })
@@ -117,14 +123,14 @@ export class AdminResolver {
     description: 'Creates a Fusion API key; the secret is returned only here',
   })
   createApiKey(@Ctx() ctx: RequestContext, @Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput) {
-    requireOperator(ctx.viewer);
-    return admin.createApiKey(ctx.em, input, null);
+    const viewer = requireSettingsAccess(ctx.viewer, input.teamId);
+    return admin.createApiKey(ctx.em, input, viewer.user?.id ?? null);
   }
 
   @Mutation(() => ApiKeyType)
   revokeApiKey(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    requireOperator(ctx.viewer);
-    return admin.revokeApiKey(ctx.em, id);
+    const teamId = settingsTeamScope(ctx.viewer);
+    return admin.revokeApiKey(ctx.em, id, teamId ?? undefined);
   }
 
   @Mutation(() => CreatedAccessToken, {
@@ -134,13 +140,13 @@ export class AdminResolver {
     @Ctx() ctx: RequestContext,
     @Arg('input', () => CreateAccessTokenInput) input: CreateAccessTokenInput,
   ) {
-    requireOperator(ctx.viewer);
-    return admin.createAccessToken(ctx.em, input);
+    const viewer = requireSettingsAccess(ctx.viewer, input.teamId);
+    return settings.createAccessToken(ctx.em, input, viewer);
   }
 
   @Mutation(() => AccessTokenType)
   revokeAccessToken(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
-    requireOperator(ctx.viewer);
-    return admin.revokeAccessToken(ctx.em, id);
+    const teamId = settingsTeamScope(ctx.viewer);
+    return settings.revokeAccessToken(ctx.em, id, teamId);
   }
 }

@@ -1,0 +1,124 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
+import {
+  CustomOAuthError,
+  InvalidClientMetadataError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { OAuthClientSchema } from '../entities/index.js';
+
+/** Client ids are the UUIDs the registration handler generates; anything else is unknown without a query. */
+const CLIENT_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const MAX_REDIRECT_URIS = 10;
+const MAX_URI_LENGTH = 2000;
+const GRANT_TYPES = ['authorization_code', 'refresh_token'];
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
+
+function invalidRedirect(message: string): CustomOAuthError {
+  return new CustomOAuthError('invalid_redirect_uri', message);
+}
+
+/**
+ * OAuth 2.1 redirect URIs: https, http only on a loopback host (native apps on an ephemeral port),
+ * or a private-use scheme (`cursor://…`); never a fragment. Matching later is exact.
+ */
+function checkRedirectUri(uri: string, index: number): void {
+  if (uri.length > MAX_URI_LENGTH) throw invalidRedirect(`redirect_uris[${index}] is too long`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f\s]/.test(uri))
+    throw invalidRedirect(`redirect_uris[${index}] contains whitespace or control characters`);
+  const url = new URL(uri);
+  if (url.hash || uri.includes('#'))
+    throw invalidRedirect(`redirect_uris[${index}] must not contain a fragment`);
+  if (url.protocol === 'http:') {
+    if (!LOOPBACK_HOSTS.has(url.hostname)) {
+      throw invalidRedirect(`redirect_uris[${index}] must use https (http is allowed only for localhost)`);
+    }
+    return;
+  }
+  if (url.protocol !== 'https:' && FORBIDDEN_SCHEMES.has(url.protocol)) {
+    throw invalidRedirect(`redirect_uris[${index}] uses a scheme that cannot receive a redirect`);
+  }
+}
+
+/** U+0000 and unpaired surrogates (valid in a JSON string escape). */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
+const UNSTORABLE_RE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** jsonb cannot store NUL or unpaired surrogates; such metadata is refused rather than failing at the database. */
+function hasUnstorableText(value: unknown): boolean {
+  if (typeof value === 'string') return UNSTORABLE_RE.test(value);
+  if (Array.isArray(value)) return value.some(hasUnstorableText);
+  if (value && typeof value === 'object') {
+    return Object.entries(value).some(([k, v]) => UNSTORABLE_RE.test(k) || hasUnstorableText(v));
+  }
+  return false;
+}
+
+/**
+ * Server policy applied to a registration the SDK handler has already schema-checked (RFC 7591
+ * §3.2.1 lets the server replace requested values). Every client is public: it authenticates with
+ * PKCE, not a secret, so no client secret is ever stored or returned.
+ */
+export function applyRegistrationPolicy(client: OAuthClientInformationFull): OAuthClientInformationFull {
+  if (hasUnstorableText(client)) {
+    throw new InvalidClientMetadataError('metadata must not contain NUL characters or unpaired surrogates');
+  }
+  const uris = client.redirect_uris;
+  if (uris.length === 0) throw invalidRedirect('at least one redirect_uri is required');
+  if (uris.length > MAX_REDIRECT_URIS)
+    throw invalidRedirect(`at most ${MAX_REDIRECT_URIS} redirect_uris are allowed`);
+  uris.forEach(checkRedirectUri);
+  const grantTypes = client.grant_types ?? GRANT_TYPES;
+  const unsupportedGrant = grantTypes.find((g) => !GRANT_TYPES.includes(g));
+  if (unsupportedGrant !== undefined) {
+    throw new InvalidClientMetadataError(`grant type '${unsupportedGrant}' is not supported`);
+  }
+  if (!grantTypes.includes('authorization_code')) {
+    throw new InvalidClientMetadataError("grant_types must include 'authorization_code'");
+  }
+  const responseTypes = client.response_types ?? ['code'];
+  if (responseTypes.some((r) => r !== 'code')) {
+    throw new InvalidClientMetadataError("only the 'code' response type is supported");
+  }
+  if (client.client_name !== undefined && client.client_name.length > 200) {
+    throw new InvalidClientMetadataError('client_name must be at most 200 characters');
+  }
+  const { client_secret: _secret, client_secret_expires_at: _expiry, ...rest } = client;
+  return {
+    ...rest,
+    grant_types: grantTypes,
+    response_types: responseTypes,
+    token_endpoint_auth_method: 'none',
+  };
+}
+
+/** Registered clients live in PostgreSQL: any app node can serve any step of the flow. */
+export class PgClientsStore implements OAuthRegisteredClientsStore {
+  constructor(private readonly em: EntityManager) {}
+
+  async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
+    if (typeof clientId !== 'string' || !CLIENT_ID_RE.test(clientId)) return undefined;
+    const row = await this.em.fork().findOne(OAuthClientSchema, { id: clientId });
+    return row ? (row.metadata as unknown as OAuthClientInformationFull) : undefined;
+  }
+
+  async registerClient(
+    client: Omit<OAuthClientInformationFull, 'client_id' | 'client_id_issued_at'>,
+  ): Promise<OAuthClientInformationFull> {
+    // The SDK handler generates the id before calling us (clientIdGeneration is on).
+    const full = applyRegistrationPolicy(client as OAuthClientInformationFull);
+    if (!CLIENT_ID_RE.test(full.client_id))
+      throw new Error('registration handler did not assign a client id');
+    const em = this.em.fork();
+    em.create(OAuthClientSchema, {
+      id: full.client_id,
+      clientName: full.client_name ?? null,
+      redirectUris: [...full.redirect_uris],
+      metadata: full,
+    });
+    await em.flush();
+    return full;
+  }
+}

@@ -1,0 +1,90 @@
+import type { FastifyReply } from 'fastify';
+
+/** Markup that is already escaped; only `html` and `raw` make one. */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+type Interpolation = SafeHtml | string | number | null | undefined | false | readonly Interpolation[];
+
+function render(value: Interpolation): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map((v: Interpolation) => render(v)).join('');
+  return escapeHtml(String(value));
+}
+
+/**
+ * Tagged template that escapes every interpolated value unless it is SafeHtml, so text that comes
+ * from clients (a registered client name, an email) can never inject markup.
+ */
+export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
+  let out = strings[0];
+  values.forEach((v, i) => {
+    out += render(v) + strings[i + 1];
+  });
+  return new SafeHtml(out);
+}
+
+const STYLE = `
+body{font:16px/1.5 system-ui,sans-serif;background:#f5f6f8;color:#1d2330;margin:0}
+main{max-width:28rem;margin:4rem auto;background:#fff;border-radius:10px;padding:2rem;box-shadow:0 1px 4px #0002}
+h1{font-size:1.3rem;margin-top:0}label{display:block;margin:.8rem 0 .2rem}
+input[type=email],input[type=password]{width:100%;padding:.5rem;box-sizing:border-box;font:inherit}
+button{font:inherit;padding:.5rem 1.2rem;margin:1rem .5rem 0 0;border-radius:6px;border:1px solid #999;cursor:pointer}
+button.primary{background:#2454d6;border-color:#2454d6;color:#fff}
+.error{background:#fde8e8;border:1px solid #f3b4b4;padding:.6rem;border-radius:6px}
+.muted{color:#5b6473;font-size:.9rem}fieldset{border:1px solid #d5d9e0;border-radius:6px}
+.team{margin:.4rem 0}.team.disabled{color:#8a919c}`;
+
+export function page(title: string, body: SafeHtml): SafeHtml {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Property Data Service</title>
+        <style>
+          ${new SafeHtml(STYLE)}
+        </style>
+      </head>
+      <body>
+        <main>${body}</main>
+      </body>
+    </html>`;
+}
+
+/**
+ * Sends a server-rendered page. The pages carry credentials or consent, so they are never cached,
+ * never framed (clickjacking a consent button), and leak no referrer. No `form-action` directive:
+ * browsers apply it to the redirect that follows the consent POST, which goes to the client.
+ */
+export function sendPage(reply: FastifyReply, status: number, markup: SafeHtml): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
+    )
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-content-type-options', 'nosniff')
+    .send(markup.value);
+}
