@@ -118,7 +118,7 @@ export async function rotateRefreshToken(
     await revokeFamily(em, row.family, now);
     throw new InvalidGrantError('The refresh token was already used; the grant has been revoked');
   }
-  await pruneExpiredAccessTokens(em, row.family, now);
+  await pruneFamily(em, row.family, now);
   return issueTokens(
     em,
     {
@@ -134,16 +134,19 @@ export async function rotateRefreshToken(
   );
 }
 
-/** Each refresh leaves one expired access token behind; the family's old ones are cleared here. */
-async function pruneExpiredAccessTokens(em: EntityManager, family: string, now: Date): Promise<void> {
+/**
+ * Each refresh leaves an access token and a used refresh token behind. Once expired (plus a day,
+ * so the settings still show recent ones) they are deleted: an expired refresh token is refused
+ * anyway, so reuse detection loses nothing.
+ */
+async function pruneFamily(em: EntityManager, family: string, now: Date): Promise<void> {
+  const cutoff = new Date(now.getTime() - EXPIRED_TOKEN_RETENTION_MS);
   const rows = await em.find(OAuthRefreshTokenSchema, { family }, { fields: ['accessToken'] });
   const ids = rows.flatMap((r) => (r.accessToken ? [r.accessToken.id] : []));
-  if (!ids.length) return;
-  await em.nativeDelete(AccessTokenSchema, {
-    id: { $in: ids },
-    kind: 'oauth',
-    expiresAt: { $lt: new Date(now.getTime() - EXPIRED_TOKEN_RETENTION_MS) },
-  });
+  if (ids.length) {
+    await em.nativeDelete(AccessTokenSchema, { id: { $in: ids }, kind: 'oauth', expiresAt: { $lt: cutoff } });
+  }
+  await em.nativeDelete(OAuthRefreshTokenSchema, { family, expiresAt: { $lt: cutoff } });
 }
 
 /** RFC 7009: revoking either token of a grant ends the grant; unknown tokens are ignored. */

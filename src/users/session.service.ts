@@ -25,6 +25,8 @@ export async function createSession(
 ): Promise<{ secret: string; expiresAt: Date }> {
   const secret = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
+  // Sessions that were never signed out would pile up; sign-in is a rare enough moment to sweep.
+  await em.nativeDelete(UserSessionSchema, { expiresAt: { $lt: now } });
   em.create(UserSessionSchema, { user: userId, secretHash: hashSecret(secret), expiresAt });
   await em.flush();
   return { secret, expiresAt };

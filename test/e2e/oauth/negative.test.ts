@@ -222,6 +222,28 @@ describe('refresh-token rotation', () => {
     expect((await refresh(t, clientId, rotated.json.refresh_token)).json.error).toBe('invalid_grant');
   });
 
+  it('deletes a family’s long-expired tokens when it rotates', async () => {
+    const { user } = await agentMember();
+    const { clientId, tokens } = await connect(user);
+    const second = (await refresh(t, clientId, tokens.refresh_token)).json;
+    const sql = t.app.db.orm.em.getConnection();
+    const [first] = await sql.execute(
+      `select id, access_token_id from oauth_refresh_token where used_at is not null and client_id = ?`,
+      [clientId],
+    );
+    const past = new Date(Date.now() - 3 * 24 * 3600 * 1000);
+    await sql.execute(`update oauth_refresh_token set expires_at = ? where id = ?`, [past, first.id]);
+    await sql.execute(`update access_token set expires_at = ? where id = ?`, [past, first.access_token_id]);
+    expect((await refresh(t, clientId, second.refresh_token)).status).toBe(200);
+    expect(await sql.execute(`select id from oauth_refresh_token where id = ?`, [first.id])).toEqual([]);
+    expect(await sql.execute(`select id from access_token where id = ?`, [first.access_token_id])).toEqual(
+      [],
+    );
+    expect(
+      await sql.execute(`select id from oauth_refresh_token where client_id = ?`, [clientId]),
+    ).toHaveLength(2);
+  });
+
   it('refuses a refresh token presented by another client', async () => {
     const { user } = await agentMember();
     const { tokens } = await connect(user);
