@@ -12,6 +12,8 @@ import {
   type RateStoreConfig,
 } from './auth/rate-limit.js';
 import { buildAppSchema } from './graphql/schema.js';
+import { createIngestion } from './ingestion/ingestion.js';
+import type { Extractor } from './ingestion/ingest.service.js';
 import { registerGraphQL } from './http/graphql.plugin.js';
 import { buildHttpServer } from './http/server.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
@@ -29,6 +31,10 @@ export interface AppOptions {
   pglite?: PGlite;
   /** Override limiter policies (tests use small windows). */
   policies?: Partial<typeof RATE_POLICIES>;
+  /** Run extraction jobs in this process (default true; `npm run worker` processes run them elsewhere). */
+  worker?: boolean;
+  /** Replace the PDF extractor (tests inject failures to prove retries). */
+  extractor?: Extractor;
 }
 
 async function openLimiter(
@@ -68,7 +74,11 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   const applied = await migrateUp(db.orm);
   if (applied.length) server.log.info({ migrations: applied }, 'database migrated');
   const limiter = await openLimiter(config, db, server.log, opts.policies);
-  const deps: AppDeps = { em: db.orm.em, limiter, config, log: server.log };
+  const ingestion = createIngestion(db.orm, config, server.log, {
+    consume: opts.worker ?? true,
+    extractor: opts.extractor,
+  });
+  const deps: AppDeps = { em: db.orm.em, limiter, config, log: server.log, ingestion };
 
   server.get('/healthz', () => ({ status: 'ok' }));
   server.get('/readyz', async (_req, reply) => {
@@ -84,6 +94,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   const schema = await buildAppSchema();
   await registerGraphQL(server, schema, deps);
   await registerOAuth(server, deps);
+  if (opts.worker ?? true) await ingestion.startWorker();
 
   let closed = false;
   return {
@@ -94,6 +105,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
       if (closed) return;
       closed = true;
       await server.close();
+      await ingestion.stop();
       await limiter.close();
       await db.close();
     },

@@ -9,6 +9,7 @@ import type { FusionScope } from '../entities/enums.js';
 import { AppError } from '../errors/catalogue.js';
 import { assertAudience } from '../oauth/audience.js';
 import { authenticateSession } from '../users/session.service.js';
+import type { Ingestion } from '../ingestion/ingestion.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What every transport shares: one database, one limiter, one config. */
@@ -17,6 +18,7 @@ export interface AppDeps {
   limiter: RateLimiter;
   config: AppConfig;
   log: FastifyBaseLogger;
+  ingestion: Ingestion;
 }
 
 export interface ContextRequest {

@@ -4,6 +4,7 @@ import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap } from 'type-graphql';
 import type { RequestContext } from '../context/context.js';
+import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
 import { AdminResolver } from './resolvers/admin.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
 import { TeamSettingsResolver } from './resolvers/team-settings.resolver.js';
@@ -20,6 +21,7 @@ export const RESOLVERS = [
   DocumentResolver,
   AdminResolver,
   TeamSettingsResolver,
+  IngestionResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | null = null;

@@ -30,8 +30,6 @@ export function buildHttpServer(
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
     },
-    requestIdLogLabel: 'requestId',
-    disableRequestLogging: false,
   });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);

@@ -30,6 +30,8 @@ export interface TestApp {
     variables?: Record<string, unknown>,
     secret?: string | null,
   ): Promise<GqlResult<T>>;
+  /** The operator's bearer secret. */
+  operator: string;
   /** Same, as the operator; throws on any GraphQL error. */
   op<T = any>(query: string, variables?: Record<string, unknown>): Promise<T>;
   close(): Promise<void>;
@@ -125,6 +127,7 @@ export async function startTestApp(
     app,
     config,
     url,
+    operator: OPERATOR_TOKEN,
     request,
     gql,
     op,

@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { createApp } from '../app.js';
+import { loadConfig } from '../config.js';
+import { DocumentSchema, ExtractionSchema } from '../entities/index.js';
+import { reindexDocument } from '../ingestion/ingest.service.js';
+
+/** `npm run reindex -- <documentId>|--all`: re-extracts documents; search switches to each new extraction when it completes. */
+const arg = process.argv[2];
+if (!arg || (arg !== '--all' && !/^\d+$/.test(arg))) {
+  console.error('usage: npm run reindex -- <documentId>|--all');
+  process.exit(2);
+}
+const app = await createApp(loadConfig(), { logger: false, worker: true });
+const em = app.db.orm.em.fork();
+const ids =
+  arg === '--all' ? (await em.find(DocumentSchema, {}, { fields: ['id'] })).map((d) => d.id) : [Number(arg)];
+const extractionIds: number[] = [];
+for (const id of ids) {
+  const extraction = await reindexDocument(em, id);
+  extractionIds.push(extraction.id);
+  await app.deps.ingestion.queue.enqueue(extraction.id);
+}
+await app.deps.ingestion.queue.idle();
+const rows = await em.fork().find(ExtractionSchema, { id: { $in: extractionIds } });
+const byStatus = rows.reduce<Record<string, number>>(
+  (acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }),
+  {},
+);
+console.log(`re-indexed ${rows.length} document(s): ${JSON.stringify(byStatus)}`);
+await app.close();

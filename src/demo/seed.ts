@@ -1,0 +1,214 @@
+import type { App } from '../app.js';
+import type { Plan, AgentTier } from '../entities/enums.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  AccessTokenSchema,
+  ApiKeySchema,
+  DocumentSchema,
+  ProjectSchema,
+  TeamSchema,
+  UserSchema,
+} from '../entities/index.js';
+import { generateCorpus, type CorpusManifest } from '../ingestion/corpus/index.js';
+import { uploadDocument } from '../ingestion/ingest.service.js';
+import * as admin from '../services/admin.service.js';
+import { buildDemoDataset } from './dataset.js';
+
+export interface DemoTeamCredentials {
+  plan: Plan;
+  teamName: string;
+  userEmail: string;
+  apiKey: string | null;
+  mcpToken: string;
+}
+
+export interface DemoCredentials {
+  teams: DemoTeamCredentials[];
+  password: string;
+  createdProjects: number;
+}
+
+export const DEMO_PASSWORD = 'demo-password-123';
+const DEMO_CREDENTIAL_NAME = 'demo (re-issued at start)';
+
+const DEMO_TEAMS: { plan: Plan; agentTier: AgentTier }[] = [
+  { plan: 'sandbox', agentTier: 'none' },
+  { plan: 'essential', agentTier: 'none' },
+  { plan: 'pro', agentTier: 'agent' },
+  { plan: 'elite', agentTier: 'enterprise' },
+];
+
+/** Loads the generated catalogue (projects, buildings, floor plans) once, on an empty database. */
+async function seedCatalogue(app: App, seed: number): Promise<number> {
+  const em = app.db.orm.em.fork();
+  if ((await em.count(ProjectSchema, {})) > 0) return 0;
+  const dataset = buildDemoDataset(seed);
+  for (const p of dataset.projects) {
+    const project = await admin.createProject(em, {
+      name: p.name,
+      slug: p.key,
+      city: p.city,
+      developerName: p.developerName,
+      address: p.address,
+      province: p.province,
+      lat: p.lat,
+      lng: p.lng,
+      constructionStatus: p.constructionStatus,
+      salesStatus: p.salesStatus,
+      storeys: p.storeys,
+      totalUnits: p.totalUnits,
+      priceMin: p.priceMin,
+      priceMax: p.priceMax,
+      occupancyDate: p.occupancyDate,
+    });
+    for (const b of p.buildings) {
+      const building = await admin.createBuilding(em, {
+        projectId: String(project.id),
+        name: b.name,
+        addresses: b.addresses,
+        aliases: b.aliases,
+        mlsBuildingKey: b.mlsBuildingKey,
+        condoCorpNumber: b.condoCorpNumber,
+      });
+      for (const f of b.floorPlans) {
+        await admin.createFloorPlan(em, {
+          projectId: String(project.id),
+          buildingId: String(building.id),
+          name: f.name,
+          model: f.model,
+          bedrooms: f.bedrooms,
+          dens: f.dens,
+          bathrooms: f.bathrooms,
+          interiorSqft: f.interiorSqft,
+          exteriorSqft: f.exteriorSqft,
+          exposure: f.exposure,
+          floorMin: f.floorMin,
+          floorMax: f.floorMax,
+          stacks: f.stacks,
+          unitNumbers: f.unitNumbers,
+          startPrice: f.startPrice,
+        });
+      }
+    }
+    em.clear();
+  }
+  return dataset.projects.length;
+}
+
+/**
+ * The embedded demo: a catalogue on first start, one team per plan tier with a user, and fresh
+ * credentials at every start. Secrets are stored only as hashes, so they cannot be shown again:
+ * the previous demo credentials are revoked and new ones printed instead.
+ */
+export async function seedDemo(app: App, opts: { seed?: number } = {}): Promise<DemoCredentials> {
+  const createdProjects = await seedCatalogue(app, opts.seed ?? 42);
+  const em = app.db.orm.em.fork();
+  const teams: DemoTeamCredentials[] = [];
+  for (const spec of DEMO_TEAMS) {
+    const teamName = `Demo ${spec.plan[0].toUpperCase()}${spec.plan.slice(1)}`;
+    const userEmail = `${spec.plan}@demo.example.com`;
+    const team =
+      (await em.findOne(TeamSchema, { name: teamName })) ??
+      (await admin.createTeam(em, { name: teamName, plan: spec.plan, agentTier: spec.agentTier }));
+    const user =
+      (await em.findOne(UserSchema, { email: userEmail })) ??
+      (await admin.createUser(em, {
+        email: userEmail,
+        name: `Demo ${spec.plan} user`,
+        password: DEMO_PASSWORD,
+      }));
+    await admin.addMembership(em, { teamId: String(team.id), userId: String(user.id), role: 'owner' });
+    const now = new Date();
+    await em.nativeUpdate(
+      ApiKeySchema,
+      { team, name: DEMO_CREDENTIAL_NAME, revokedAt: null },
+      { revokedAt: now },
+    );
+    await em.nativeUpdate(
+      AccessTokenSchema,
+      { team, name: DEMO_CREDENTIAL_NAME, revokedAt: null },
+      { revokedAt: now },
+    );
+    const fusion = spec.plan === 'pro' || spec.plan === 'elite';
+    const apiKey = fusion
+      ? (
+          await admin.createApiKey(
+            em,
+            {
+              teamId: String(team.id),
+              name: DEMO_CREDENTIAL_NAME,
+              scopes: ['building-links', 'floorplan-match'],
+            },
+            user.id,
+          )
+        ).secret
+      : null;
+    const mcpToken = (
+      await admin.createAccessToken(em, {
+        teamId: String(team.id),
+        userId: String(user.id),
+        name: DEMO_CREDENTIAL_NAME,
+      })
+    ).secret;
+    teams.push({ plan: spec.plan, teamName, userEmail, apiKey, mcpToken });
+  }
+  return { teams, password: DEMO_PASSWORD, createdProjects };
+}
+
+export interface DemoCorpusOutcome {
+  /** Documents queued for extraction by this start (0 when the corpus was ingested before). */
+  queued: number;
+  directory: string;
+}
+
+/**
+ * On an embedded start with no documents, generates the demo PDF corpus (real PDFs with the
+ * artifact profiles of the generator) under DATA_DIR and queues every document for extraction in
+ * manifest order, so revisions supersede their predecessors. Extraction continues in the
+ * background while the server already answers.
+ */
+export async function seedDemoDocuments(
+  app: App,
+  opts: { projects: number; seed?: number; dataDir: string },
+): Promise<DemoCorpusOutcome> {
+  const seed = opts.seed ?? 42;
+  const directory = join(opts.dataDir, 'demo-corpus');
+  const em = app.db.orm.em.fork();
+  if (opts.projects === 0 || (await em.count(DocumentSchema, {})) > 0) return { queued: 0, directory };
+  const manifestPath = join(directory, 'manifest.json');
+  const manifest: CorpusManifest = existsSync(manifestPath)
+    ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as CorpusManifest)
+    : await generateCorpus({
+        projects: buildDemoDataset(seed, opts.projects).projects,
+        seed,
+        outDir: directory,
+      });
+  const projects = new Map(
+    (await em.find(ProjectSchema, { slug: { $in: manifest.projects } })).map((p) => [p.slug, p.id]),
+  );
+  const byFile = new Map<string, number>();
+  let queued = 0;
+  for (const doc of manifest.documents) {
+    const projectId = projects.get(doc.projectKey);
+    if (!projectId) continue;
+    const outcome = await uploadDocument(
+      em,
+      {
+        projectId,
+        category: doc.category,
+        name: doc.name,
+        type: doc.type,
+        content: readFileSync(join(directory, doc.file)),
+        supersedesDocumentId: doc.supersedesFile ? (byFile.get(doc.supersedesFile) ?? null) : null,
+      },
+      app.deps.config.maxUploadBytes,
+    );
+    byFile.set(doc.file, outcome.document.id);
+    if (outcome.extractionId) {
+      await app.deps.ingestion.queue.enqueue(outcome.extractionId);
+      queued++;
+    }
+  }
+  return { queued, directory };
+}

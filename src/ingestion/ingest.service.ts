@@ -1,0 +1,235 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CATEGORIES, type Category } from '../entities/enums.js';
+import {
+  DocumentSchema,
+  ExtractionSchema,
+  ProjectSchema,
+  type Document,
+  type Extraction,
+} from '../entities/index.js';
+import { AppError, badInput } from '../errors/catalogue.js';
+import { chunkPages, type ChunkDraft } from '../search/chunk.js';
+import { NORMALIZER_VERSION } from '../search/normalize.js';
+import { optionalText, parseId, requireOneOf, requireText } from '../services/validate.js';
+import type { ExtractionResult } from './extract.js';
+
+export interface UploadInput {
+  projectId: string | number;
+  category: string;
+  name: string;
+  type?: string | null;
+  /** The PDF bytes (already decoded from base64 by the caller). */
+  content: Uint8Array;
+  supersedesDocumentId?: string | number | null;
+}
+
+export interface UploadOutcome {
+  document: Document;
+  /** The extraction to run, or null when the same bytes were already stored for the project. */
+  extractionId: number | null;
+  duplicate: boolean;
+}
+
+/** Decodes strict base64 (standard or URL-safe alphabet); anything else is the caller's bad input. */
+export function decodeBase64Pdf(field: string, text: string, maxBytes: number): Uint8Array {
+  const clean = text.replace(/\s+/g, '');
+  if (clean.length === 0) throw badInput(field, 'is empty');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean) || clean.length % 4 === 1)
+    throw badInput(field, 'must be base64');
+  if (Math.floor((clean.length * 3) / 4) > maxBytes + 2) {
+    throw badInput(field, `is larger than the ${maxBytes}-byte upload limit`);
+  }
+  return Buffer.from(clean, clean.includes('-') || clean.includes('_') ? 'base64url' : 'base64');
+}
+
+export function assertPdf(field: string, bytes: Uint8Array, maxBytes: number): void {
+  if (bytes.length === 0) throw badInput(field, 'is empty');
+  if (bytes.length > maxBytes) throw badInput(field, `is larger than the ${maxBytes}-byte upload limit`);
+  // A PDF starts with %PDF- within its first 1024 bytes (ISO 32000 tolerates leading junk).
+  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
+  if (!head.includes('%PDF-')) throw badInput(field, 'is not a PDF (no %PDF- header)');
+}
+
+/**
+ * Stores a PDF and creates its first extraction (pending). The same bytes uploaded again to the
+ * same project return the stored document. A superseding upload makes the old revision historical.
+ * Everything is validated before anything is written; the writes are one transaction.
+ */
+export async function uploadDocument(
+  em: EntityManager,
+  input: UploadInput,
+  maxBytes: number,
+): Promise<UploadOutcome> {
+  const name = requireText('name', input.name, 300);
+  const category = requireOneOf<Category>('category', CATEGORIES, input.category);
+  const type = optionalText('type', input.type, 100);
+  assertPdf('contentBase64', input.content, maxBytes);
+  const projectId = parseId('projectId', input.projectId);
+  const project = await em.findOne(ProjectSchema, { id: projectId });
+  if (!project) throw badInput('projectId', `no project with id ${projectId}`);
+  let supersedes: Document | null = null;
+  if (input.supersedesDocumentId !== null && input.supersedesDocumentId !== undefined) {
+    const id = parseId('supersedesDocumentId', input.supersedesDocumentId);
+    supersedes = await em.findOne(DocumentSchema, { id });
+    if (!supersedes) throw badInput('supersedesDocumentId', `no document with id ${id}`);
+    if (supersedes.project.id !== projectId) {
+      throw badInput('supersedesDocumentId', `document ${id} belongs to another project`);
+    }
+  }
+  const contentHash = createHash('sha256').update(input.content).digest('hex');
+  const existing = await em.findOne(DocumentSchema, { project: projectId, contentHash });
+  if (existing) return { document: existing, extractionId: null, duplicate: true };
+
+  return em.transactional(async (tx) => {
+    const document = tx.create(DocumentSchema, {
+      project,
+      name,
+      category,
+      type,
+      supersedes,
+      isLatest: true,
+      contentHash,
+      byteSize: input.content.length,
+      content: Buffer.from(input.content),
+    });
+    const extraction = tx.create(ExtractionSchema, { document, status: 'pending' });
+    await tx.flush();
+    document.currentExtraction = extraction;
+    if (supersedes) tx.assign(supersedes, { isLatest: false });
+    await tx.flush();
+    return { document, extractionId: extraction.id, duplicate: false };
+  });
+}
+
+/** Starts a re-index: a new extraction beside the current one, switched to only when it completes. */
+export async function reindexDocument(em: EntityManager, documentId: string | number): Promise<Extraction> {
+  const id = parseId('documentId', documentId);
+  const document = await em.findOne(DocumentSchema, { id });
+  if (!document) throw badInput('documentId', `no document with id ${id}`);
+  const busy = await em.count(ExtractionSchema, { document, status: { $in: ['pending', 'processing'] } });
+  if (busy && document.currentExtraction) {
+    const current = await em.findOne(ExtractionSchema, { id: document.currentExtraction.id });
+    if (current && current.status !== 'pending' && current.status !== 'processing') {
+      throw new AppError('CONFLICT', `document ${id} is already being re-indexed`);
+    }
+  }
+  const extraction = em.create(ExtractionSchema, { document, status: 'pending' });
+  await em.flush();
+  return extraction;
+}
+
+export type Extractor = (bytes: Uint8Array) => Promise<ExtractionResult>;
+
+/** Multi-row inserts in batches: one round trip per 200 chunks instead of one per chunk. */
+export async function insertChunks(
+  tx: EntityManager,
+  owner: { extractionId: number; documentId: number; projectId: number },
+  drafts: ChunkDraft[],
+): Promise<void> {
+  const conn = tx.getConnection();
+  for (let i = 0; i < drafts.length; i += 200) {
+    const batch = drafts.slice(i, i + 200);
+    await conn.execute(
+      `insert into chunk (extraction_id, document_id, project_id, chunk_index, page_number, raw_text, search_text, search_tokens, text_hash) values ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      batch.flatMap((c) => [
+        owner.extractionId,
+        owner.documentId,
+        owner.projectId,
+        c.chunkIndex,
+        c.pageNumber,
+        c.rawText,
+        c.searchText,
+        c.searchTokens,
+        c.pageTextHash,
+      ]),
+      'run',
+      tx.getTransactionContext(),
+    );
+  }
+}
+
+/**
+ * Runs one extraction to its end state. Idempotent: a finished extraction is left alone, and the
+ * chunks, the status and the document's switch to this extraction are committed in ONE
+ * transaction, so a worker killed at any point leaves no partial or duplicate chunks behind; the
+ * retry simply starts over. A re-index that fails keeps the previous extraction searchable.
+ */
+export async function processExtraction(
+  em: EntityManager,
+  extractionId: number,
+  extract: Extractor,
+  hooks: { beforeCommit?: () => Promise<void> } = {},
+): Promise<Extraction['status'] | 'missing'> {
+  const conn = em.getConnection();
+  // Claim: one statement; a finished extraction is left alone (idempotent re-delivery).
+  const claimed = await conn.execute<{ document_id: number }[]>(
+    `update extraction set status = 'processing', attempts = attempts + 1
+      where id = ? and status in ('pending', 'processing') returning document_id`,
+    [extractionId],
+  );
+  if (!claimed.length) {
+    const row = await em.fork().findOne(ExtractionSchema, { id: extractionId }, { fields: ['status'] });
+    return row ? row.status : 'missing';
+  }
+  const documentId = claimed[0].document_id;
+  const [doc] = await conn.execute<{ project_id: number; content: Buffer }[]>(
+    'select project_id, content from document where id = ?',
+    [documentId],
+  );
+  const result = await extract(new Uint8Array(doc.content));
+  const drafts = result.status === 'completed' ? chunkPages(result.pages) : [];
+  const status = result.status === 'completed' && drafts.length === 0 ? 'no_text' : result.status;
+
+  await em.fork().transactional(async (tx) => {
+    const run = (sql: string, params: unknown[]) =>
+      tx.getConnection().execute(sql, params, 'run', tx.getTransactionContext());
+    // Chunks of an earlier attempt of this extraction cannot have been committed; this guards a manual re-run.
+    await run('delete from chunk where extraction_id = ?', [extractionId]);
+    await insertChunks(tx, { extractionId, documentId, projectId: doc.project_id }, drafts);
+    await run(
+      `update extraction set status = ?, method = ?, extractor_version = ?, normalizer_version = ?, page_count = ?,
+         raw_text_length = ?, error = ?, indexed_at = ? where id = ?`,
+      [
+        status,
+        result.method,
+        result.extractorVersion,
+        NORMALIZER_VERSION,
+        result.pageCount,
+        result.rawTextLength,
+        result.error,
+        status === 'completed' ? new Date() : null,
+        extractionId,
+      ],
+    );
+    // Switch the document to this extraction when it completed, or when what search reads now is
+    // not a completed one; a failed re-index leaves a completed extraction in place.
+    const [current] = await tx
+      .getConnection()
+      .execute<{ previous: number | null; previous_status: string | null }[]>(
+        `select d.current_extraction_id as previous, e.status as previous_status
+           from document d left join extraction e on e.id = d.current_extraction_id
+          where d.id = ? for update of d`,
+        [documentId],
+        'all',
+        tx.getTransactionContext(),
+      );
+    const previous = current?.previous ?? null;
+    if (previous !== extractionId && (status === 'completed' || current?.previous_status !== 'completed')) {
+      await run('update document set current_extraction_id = ? where id = ?', [extractionId, documentId]);
+      if (previous) await run('delete from chunk where extraction_id = ?', [previous]);
+    }
+    await hooks.beforeCommit?.();
+  });
+  return status;
+}
+
+/** Extractions left pending or processing by a process that stopped; the embedded queue re-delivers them at start. */
+export async function unfinishedExtractions(em: EntityManager): Promise<number[]> {
+  const rows = await em.find(
+    ExtractionSchema,
+    { status: { $in: ['pending', 'processing'] } },
+    { fields: ['id'], orderBy: { id: 'asc' } },
+  );
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,66 @@
+import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { requireOperator } from '../auth/entitlements.js';
+import type { RequestContext } from '../context/context.js';
+import { DocumentType, ExtractionType } from '../graphql/types/document.type.js';
+import { decodeBase64Pdf, reindexDocument, uploadDocument } from './ingest.service.js';
+import type { Ingestion } from './ingestion.js';
+
+@InputType()
+export class UploadDocumentInput {
+  @Field(() => ID) projectId!: string;
+  @Field({
+    description:
+      'One of: incentives, features-finishes, brochure, hot-list, price-list, deposit-structure, fact-sheet, other',
+  })
+  category!: string;
+  @Field({ description: 'File name of the PDF' }) name!: string;
+  @Field(() => String, { nullable: true }) type?: string | null;
+  @Field({ description: 'The PDF bytes, base64-encoded' }) contentBase64!: string;
+  @Field(() => ID, { nullable: true, description: 'The older revision this upload replaces (same project)' })
+  supersedesDocumentId?: string | null;
+}
+
+@ObjectType('UploadDocumentPayload')
+export class UploadDocumentPayload {
+  @Field(() => DocumentType) document!: object;
+  @Field({
+    description: 'true when the same bytes were already stored for this project (nothing new was stored)',
+  })
+  duplicate!: boolean;
+  @Field(() => Int, { nullable: true, description: 'The extraction queued for this upload' }) extractionId!:
+    number | null;
+}
+
+/** The ingestion service is attached to the app deps; resolvers only translate. */
+function ingestion(ctx: RequestContext): Ingestion {
+  return ctx.deps.ingestion;
+}
+
+@Resolver()
+export class IngestionResolver {
+  @Mutation(() => UploadDocumentPayload, {
+    description: 'Stores a PDF and queues its text extraction (operator)',
+  })
+  async uploadDocument(
+    @Ctx() ctx: RequestContext,
+    @Arg('input', () => UploadDocumentInput) input: UploadDocumentInput,
+  ): Promise<UploadDocumentPayload> {
+    requireOperator(ctx.viewer);
+    const max = ctx.deps.config.maxUploadBytes;
+    const content = decodeBase64Pdf('contentBase64', input.contentBase64, max);
+    const outcome = await uploadDocument(ctx.em, { ...input, content }, max);
+    if (outcome.extractionId) await ingestion(ctx).queue.enqueue(outcome.extractionId);
+    return outcome;
+  }
+
+  @Mutation(() => ExtractionType, {
+    description:
+      'Re-extracts a document into a new extraction; search switches to it atomically when it completes',
+  })
+  async reindexDocument(@Ctx() ctx: RequestContext, @Arg('documentId', () => ID) documentId: string) {
+    requireOperator(ctx.viewer);
+    const extraction = await reindexDocument(ctx.em, documentId);
+    await ingestion(ctx).queue.enqueue(extraction.id);
+    return extraction;
+  }
+}

@@ -1,0 +1,131 @@
+import 'reflect-metadata';
+import { performance } from 'node:perf_hooks';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig, type AppConfig } from './config.js';
+import { generateSecret } from './auth/secret.js';
+import { seedDemo, seedDemoDocuments, type DemoCredentials } from './demo/seed.js';
+import { DocumentSchema, ExtractionSchema } from './entities/index.js';
+
+const startedAt = performance.now();
+
+function readConfig(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+function banner(
+  config: AppConfig,
+  adminToken: string | null,
+  demo: DemoCredentials | null,
+  ms: number,
+): string {
+  const base = config.publicBaseUrl;
+  const lines = [
+    '',
+    `Property Data Service is up in ${(ms / 1000).toFixed(1)} s (${config.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})`,
+    `  GraphQL        ${base}/graphql`,
+    `  Fusion REST    ${base}/api/v1   (OpenAPI: ${base}/api/v1/openapi.json)`,
+    `  MCP tools      ${base}/mcp`,
+    `  Health         ${base}/healthz  ${base}/readyz`,
+  ];
+  if (adminToken && demo) lines.push('', `Operator token (this run only): ${adminToken}`);
+  if (demo) {
+    lines.push('', 'Demo credentials (re-issued at every start; the previous ones are revoked):');
+    for (const c of demo.teams) {
+      lines.push(`  ${c.plan.padEnd(9)} team "${c.teamName}"`);
+      if (c.apiKey) lines.push(`      API key (Fusion REST):  ${c.apiKey}`);
+      lines.push(`      MCP access token:       ${c.mcpToken}`);
+    }
+    const pro = demo.teams.find((c) => c.plan === 'pro');
+    if (pro) {
+      lines.push(
+        '',
+        'Try it:',
+        `  curl -s ${base}/graphql -H 'content-type: application/json' -H 'authorization: Bearer ${pro.mcpToken}' \\`,
+        `    -d '{"query":"{ projects(filter: {city: \\"Toronto\\"}) { total items { id name city } } }"}'`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+const base = readConfig();
+// The embedded demo prints an operator token when none is configured, so a newcomer can try the operator mutations.
+const adminToken =
+  base.adminToken ?? (base.embedded ? generateSecret('key').replace('pds_key_', 'pds_op_') : null);
+const config: AppConfig = Object.freeze({ ...base, adminToken });
+const app = await createApp(config);
+let demo: DemoCredentials | null = null;
+if (config.embedded && config.demoSeed) demo = await seedDemo(app);
+await app.server.listen({ host: config.host, port: config.port });
+console.log(banner(config, adminToken, demo, performance.now() - startedAt));
+// The corpus is generated and queued after the server listens: it answers at once, and search
+// coverage grows as extraction proceeds (meta.coverage shows how far it got).
+const corpusQueued = demo
+  ? (await seedDemoDocuments(app, { projects: config.demoCorpusProjects, dataDir: config.dataDir })).queued
+  : 0;
+if (corpusQueued > 0) {
+  console.log(
+    `\nIngesting the demo corpus (${corpusQueued} PDFs) in the background; the server is already answering.`,
+  );
+  const ingestStarted = performance.now();
+  void app.deps.ingestion.queue
+    .idle()
+    .then(() => reportDocuments(performance.now() - ingestStarted))
+    .catch((err: unknown) => app.server.log.error({ err }, 'demo corpus ingestion failed'));
+} else if (demo) {
+  await reportDocuments(null);
+}
+
+/** Prints the demo documents by extraction status, so a newcomer sees what search can reach. */
+async function reportDocuments(ms: number | null): Promise<void> {
+  const em = app.db.orm.em.fork();
+  const docs = await em.find(
+    DocumentSchema,
+    {},
+    { populate: ['currentExtraction', 'project'], orderBy: { id: 'asc' } },
+  );
+  const byStatus = new Map<string, number>();
+  for (const d of docs) {
+    const status = d.currentExtraction?.status ?? 'pending';
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+  }
+  const pages = (await em.find(ExtractionSchema, { status: 'completed' })).reduce(
+    (n, e) => n + e.pageCount,
+    0,
+  );
+  const summary = [...byStatus].map(([status, n]) => `${n} ${status}`).join(', ');
+  console.log(
+    `Demo documents: ${docs.length} (${summary}), ${pages} pages indexed${ms === null ? '' : ` in ${(ms / 1000).toFixed(1)} s`}.`,
+  );
+  for (const d of docs.filter((x) => x.currentExtraction?.status !== 'completed').slice(0, 10)) {
+    console.log(
+      `  ${d.currentExtraction?.status ?? 'pending'}: ${d.project.name} / ${d.name}${d.currentExtraction?.error ? ` (${d.currentExtraction.error})` : ''}`,
+    );
+  }
+}
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    app.server.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    app
+      .close()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        app.server.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  });
+}

@@ -1,0 +1,249 @@
+import { identityMapped, MappedTextBuilder, replaceMapped, type MappedText } from './mapped-text.js';
+import { repairMojibake } from './mojibake.js';
+
+/**
+ * The one normalizer for indexing, queries and the strict post-filter. Stored chunks record the
+ * version they were normalized with: bump it whenever the output of `normalize` changes, so the
+ * index can be rebuilt instead of silently disagreeing with new queries.
+ */
+export const NORMALIZER_VERSION = 1;
+
+export interface NormalizedText {
+  /** Canonical text: lower-case, single spaces, folded punctuation, canonical units. */
+  readonly text: string;
+  /**
+   * `offsets[i]` is the index in the raw input that normalized unit `i` came from; the extra last
+   * entry is the raw length. Normalized [s, e) maps to raw [offsets[s], offsets[e]).
+   */
+  readonly offsets: number[];
+}
+
+/**
+ * A character that can be part of a word: a letter, a digit, or a combining mark (NFKC leaves
+ * some, such as the dot of a lower-cased İ, and a mark must not split the word it belongs to).
+ * Everything else separates words, in `tokenForm` and in the post-filter alike.
+ */
+export const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
+
+/**
+ * Quote, prime and dash look-alikes folded to ASCII. Runs before NFKC as well, because NFKC would
+ * turn ″ into two primes and ´ into a space plus a combining accent.
+ */
+const PUNCTUATION_FOLDS: Readonly<Record<string, string>> = {
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u201A': "'",
+  '\u201B': "'",
+  '\u2032': "'",
+  '\u2035': "'",
+  '\u00B4': "'",
+  '\u0060': "'",
+  '\u02B9': "'",
+  '\u02BC': "'",
+  '\u201C': '"',
+  '\u201D': '"',
+  '\u201E': '"',
+  '\u201F': '"',
+  '\u2033': '"',
+  '\u2036': '"',
+  '\u02BA': '"',
+  '\u02DD': '"',
+  '\u2010': '-',
+  '\u2011': '-',
+  '\u2012': '-',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2015': '-',
+  '\u2043': '-',
+  '\u2212': '-',
+  '\uFE58': '-',
+  '\uFE63': '-',
+  '\uFF0D': '-',
+};
+const PUNCTUATION = new RegExp(`[${Object.keys(PUNCTUATION_FOLDS).join('')}]`, 'gu');
+
+function foldPunctuation(source: MappedText): MappedText {
+  return replaceMapped(source, PUNCTUATION, (match) => PUNCTUATION_FOLDS[match[0]]);
+}
+
+/**
+ * Code points that NFKC may merge into the character before them: combining marks, Hangul vowel
+ * and final jamo, and the half-width and combining kana voicing marks.
+ */
+const COMBINES_BACKWARD = /\p{M}|[\u1160-\u11FF\uD7B0-\uD7FF\uFF9E\uFF9F]/u;
+
+/**
+ * NFKC (ligatures, full-width forms, no-break spaces, superscripts) applied per cluster: a cluster
+ * is a code point and whatever may combine with it, so each output character maps back to the
+ * cluster it came from and origins stay in order even when marks are reordered.
+ */
+function nfkc(source: MappedText): MappedText {
+  const { text } = source;
+  if (text === text.normalize('NFKC')) return source;
+  const builder = new MappedTextBuilder(source);
+  let i = 0;
+  while (i < text.length) {
+    const start = i;
+    i += String.fromCodePoint(text.codePointAt(i)!).length;
+    while (i < text.length) {
+      const next = String.fromCodePoint(text.codePointAt(i)!);
+      if (!COMBINES_BACKWARD.test(next)) break;
+      i += next.length;
+    }
+    const cluster = text.slice(start, i);
+    const normalized = cluster.normalize('NFKC');
+    if (normalized === cluster) builder.keep(start, i);
+    else builder.emit(normalized, start);
+  }
+  return builder.build();
+}
+
+/**
+ * Left halves of compounds that keep their hyphen when a line break falls right after it
+ * (`walk-` / `in closet` is "walk-in", not "walkin"). Any other word broken by a hyphen at the end
+ * of a line and continued in lower case is a typesetting break and is joined (`counter-` / `tops`).
+ */
+const HYPHENATED_PREFIXES = new Set([
+  'all',
+  'built',
+  'co',
+  'eat',
+  'en',
+  'energy',
+  'floor',
+  'full',
+  'high',
+  'in',
+  'low',
+  'move',
+  'multi',
+  'non',
+  'open',
+  'pet',
+  'pre',
+  'roof',
+  'self',
+  'semi',
+  'south',
+  'north',
+  'east',
+  'west',
+  'stainless',
+  'state',
+  'two',
+  'three',
+  'four',
+  'walk',
+  'well',
+]);
+
+/**
+ * Soft hyphens, zero-width and other invisible format characters disappear; a soft hyphen or a
+ * hyphen at a line end joins the word around the break. This must run before lower-casing (the
+ * case of the next line decides) and before whitespace collapse (the line break decides).
+ */
+const BREAKS =
+  /\u00AD(?:[ \t]*(?:\r\n|\r|\n)[ \t]*)?|\p{Cf}|(?<=([\p{L}\p{M}\p{N}]+))-[ \t]*(?:\r\n|\r|\n)\s*(?=(\p{L}|\p{N}))/gu;
+
+function joinBreaks(source: MappedText): MappedText {
+  return replaceMapped(source, BREAKS, (match) => {
+    const [whole, before, after] = match;
+    if (!whole.startsWith('-')) return '';
+    const joinsWord =
+      /\p{L}$/u.test(before) &&
+      /\p{Ll}/u.test(after) &&
+      !HYPHENATED_PREFIXES.has(before.toLowerCase().replace(/^.*[^\p{L}]/u, ''));
+    return joinsWord ? '' : '-';
+  });
+}
+
+function lowerCase(source: MappedText): MappedText {
+  return replaceMapped(source, /\p{Changes_When_Lowercased}/gu, (match) => match[0].toLowerCase());
+}
+
+function collapseWhitespace(source: MappedText): MappedText {
+  return replaceMapped(source, /[\s\p{Cc}]+/gu, (match, text) =>
+    match.index === 0 || match.index + match[0].length === text.length ? '' : ' ',
+  );
+}
+
+/**
+ * A unit right after a number: square feet first (so `sq ft` is not read as feet), then feet, then
+ * inches. A bare `in` is a unit when attached (`30in`) or when no word follows (`30 in.`, `30 in`),
+ * not in `3 in 1` or `3-in-1`.
+ * Marks: `"`, `''` and U+FFFD (an inch mark lost in extraction) are inches, a lone `'` is feet
+ * unless a letter follows (`1990's`).
+ */
+const UNIT_AFTER_NUMBER =
+  /(?<=\d)(?:("|''|\uFFFD)|('(?!['\p{L}]))|( ?-? ?)(sq\.? ?-?ft\.?|sq\.? ?feet|square ?-?(?:feet|foot|ft\.?)|sf|s\.f\.|ft2|feet|foot|ft\.?|inches|inch|in\.|in)(?![\p{L}\p{M}\p{N}]))/gu;
+
+/** Square-feet spellings that need no number before them (`price per sq. ft.`). */
+const SQUARE_FEET_WORDS =
+  /(?<![\p{L}\p{M}\p{N}])(?:sq\.? ?-?ft\.?|sq\.? ?feet|square ?-?(?:feet|foot|ft\.?))(?![\p{L}\p{M}\p{N}])/gu;
+
+/** `12x24`, `30 inch x60 inch`: the dimension sign becomes a word of its own. */
+const DIMENSION_SIGN = /(?<=\d|\d inch|\d feet) ?[x\u00D7] ?(?=\d)/gu;
+
+/**
+ * Canonical unit words. None of them is an abbreviation that may swallow a following period
+ * (`ft.`), so a sentence-ending period after a unit survives a second normalization unchanged.
+ */
+type Unit = 'inch' | 'feet' | 'square feet';
+
+function unitOf(match: RegExpExecArray): Unit {
+  const [, inchMark, footMark, , word] = match;
+  if (inchMark !== undefined) return 'inch';
+  if (footMark !== undefined) return 'feet';
+  if (/^(?:sq|square|sf|s\.f\.|ft2)/.test(word)) return 'square feet';
+  if (/^(?:feet|foot|ft)/.test(word)) return 'feet';
+  return 'inch';
+}
+
+function followedByWord(text: string, index: number): boolean {
+  return WORD_CHAR.test(String.fromCodePoint(text.codePointAt(index) ?? 0x20));
+}
+
+function canonicalizeUnits(source: MappedText): MappedText {
+  const withUnits = replaceMapped(source, UNIT_AFTER_NUMBER, (match, text) => {
+    const end = match.index + match[0].length;
+    const [, , , separator, word] = match;
+    // `3 in 1`, `3-in-1`: a bare `in` that is not attached to its number and has a word after it
+    // is the preposition.
+    if (word === 'in' && separator !== '' && /^[ -]?[\p{L}\p{M}\p{N}]/u.test(text.slice(end, end + 3))) {
+      return null;
+    }
+    return ` ${unitOf(match)}${followedByWord(text, end) ? ' ' : ''}`;
+  });
+  const withSquareFeet = replaceMapped(withUnits, SQUARE_FEET_WORDS, (match, text) => {
+    const end = match.index + match[0].length;
+    return `square feet${followedByWord(text, end) ? ' ' : ''}`;
+  });
+  return replaceMapped(withSquareFeet, DIMENSION_SIGN, () => ' x ');
+}
+
+export function normalize(raw: string): NormalizedText {
+  let current = identityMapped(raw);
+  current = repairMojibake(current);
+  current = foldPunctuation(current);
+  current = nfkc(current);
+  current = foldPunctuation(current);
+  current = joinBreaks(current);
+  current = lowerCase(current);
+  current = collapseWhitespace(current);
+  current = canonicalizeUnits(current);
+  return { text: current.text, offsets: [...current.origins] };
+}
+
+export function normalizeText(raw: string): string {
+  return normalize(raw).text;
+}
+
+/**
+ * The punctuation-free form PostgreSQL indexes (`to_tsvector('simple', …)`) and the pre-filter
+ * queries with `phraseto_tsquery`: every run of non-word characters (see WORD_CHAR) becomes one
+ * space, so its words are exactly the words the post-filter's boundaries delimit. That is what
+ * makes every post-filter hit a pre-filter hit.
+ */
+export function tokenForm(normalized: string): string {
+  return normalized.replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ').trim();
+}

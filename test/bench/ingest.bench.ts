@@ -1,0 +1,112 @@
+import 'reflect-metadata';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { buildDemoDataset } from '../../src/demo/dataset.js';
+import { ExtractionSchema, ProjectSchema } from '../../src/entities/index.js';
+import { generateCorpus } from '../../src/ingestion/corpus/index.js';
+import { extractPdfDirect } from '../../src/ingestion/extract.js';
+import { uploadDocument } from '../../src/ingestion/ingest.service.js';
+
+export interface IngestBenchResult {
+  documents: number;
+  pages: number;
+  rawPagesPerSecond: number;
+  endToEndPagesPerSecond: number;
+  ratio: number;
+  goal: string;
+}
+
+/**
+ * Ingestion throughput, end to end (upload → extraction job in the worker pool → chunks committed),
+ * against raw in-process unpdf extraction of the same PDFs, in the same run. Uses DATABASE_URL when
+ * set, else embedded PGlite.
+ */
+export async function runIngestBench(
+  opts: { projects?: number; databaseUrl?: string | null } = {},
+): Promise<IngestBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'pds-bench-ingest-'));
+  try {
+    const dataset = buildDemoDataset(7, opts.projects ?? 10);
+    const manifest = await generateCorpus({
+      projects: dataset.projects,
+      seed: 7,
+      outDir: join(dir, 'corpus'),
+    });
+    const docs = manifest.documents.map((d) => ({ ...d, bytes: readFileSync(join(dir, 'corpus', d.file)) }));
+
+    // Baseline: raw unpdf, in process, one document after another (warm-up first).
+    await extractPdfDirect(docs[0].bytes);
+    let rawPages = 0;
+    const rawStart = performance.now();
+    for (const d of docs) {
+      const r = await extractPdfDirect(d.bytes);
+      if (r.status === 'completed') rawPages += r.pageCount;
+    }
+    const rawSeconds = (performance.now() - rawStart) / 1000;
+
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      DATA_DIR: 'memory://',
+      DEMO_SEED: 'off',
+      RATE_LIMIT_STORE: 'memory',
+      ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    });
+    const app = await createApp(config, { logger: false });
+    try {
+      const em = app.db.orm.em.fork();
+      const ids = new Map<string, number>();
+      for (const p of dataset.projects) {
+        const project = em.create(ProjectSchema, {
+          name: p.name,
+          slug: `${p.key}-${Date.now()}`,
+          city: p.city,
+        });
+        await em.flush();
+        ids.set(p.key, project.id);
+      }
+      const started = performance.now();
+      const extractionIds: number[] = [];
+      for (const d of docs) {
+        const outcome = await uploadDocument(
+          em,
+          {
+            projectId: ids.get(d.projectKey)!,
+            category: d.category,
+            name: d.name,
+            type: d.type,
+            content: d.bytes,
+          },
+          config.maxUploadBytes,
+        );
+        if (outcome.extractionId) {
+          extractionIds.push(outcome.extractionId);
+          await app.deps.ingestion.queue.enqueue(outcome.extractionId);
+        }
+      }
+      await app.deps.ingestion.queue.idle();
+      const seconds = (performance.now() - started) / 1000;
+      const done = await em
+        .fork()
+        .find(ExtractionSchema, { id: { $in: extractionIds }, status: 'completed' });
+      const pages = done.reduce((n, e) => n + e.pageCount, 0);
+      const raw = rawPages / rawSeconds;
+      const e2e = pages / seconds;
+      return {
+        documents: docs.length,
+        pages,
+        rawPagesPerSecond: Math.round(raw * 10) / 10,
+        endToEndPagesPerSecond: Math.round(e2e * 10) / 10,
+        ratio: Math.round((e2e / raw) * 100) / 100,
+        goal: 'end-to-end ≥ 0.7× raw unpdf',
+      };
+    } finally {
+      await app.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

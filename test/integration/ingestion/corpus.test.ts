@@ -1,0 +1,113 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildDemoDataset } from '../../../src/demo/dataset.js';
+import { seedDemoDocuments } from '../../../src/demo/seed.js';
+import { ChunkSchema, DocumentSchema } from '../../../src/entities/index.js';
+import type { CorpusManifest } from '../../../src/ingestion/corpus/index.js';
+import { normalizeText } from '../../../src/search/normalize.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+
+/** The generated corpus goes through the real pipeline: upload → pdf.js in a worker → chunks in the database. */
+let t: TestApp;
+let dir: string;
+let manifest: CorpusManifest;
+const PROJECTS = 6;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  dir = mkdtempSync(join(tmpdir(), 'pds-corpus-'));
+  for (const p of buildDemoDataset(42, PROJECTS).projects) {
+    await t.op(`mutation($input: CreateProjectInput!) { createProject(input: $input) { id } }`, {
+      input: { name: p.name, slug: p.key, city: p.city, developerName: p.developerName },
+    });
+  }
+  const outcome = await seedDemoDocuments(t.app, { projects: PROJECTS, dataDir: dir });
+  expect(outcome.queued).toBeGreaterThan(20);
+  await t.app.deps.ingestion.queue.idle();
+  manifest = JSON.parse(readFileSync(join(outcome.directory, 'manifest.json'), 'utf8')) as CorpusManifest;
+}, 120_000);
+
+afterAll(async () => {
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function stored(name: string, projectKey: string) {
+  const em = t.app.deps.em.fork();
+  const doc = await em.findOneOrFail(
+    DocumentSchema,
+    { name, project: { slug: projectKey } },
+    { populate: ['currentExtraction'] },
+  );
+  const chunks = await em.find(
+    ChunkSchema,
+    { extraction: doc.currentExtraction!.id },
+    { orderBy: { chunkIndex: 'asc' } },
+  );
+  return { doc, extraction: doc.currentExtraction!, chunks };
+}
+
+describe('demo corpus through the ingestion pipeline', () => {
+  it('reaches the expected status for every document', async () => {
+    for (const d of manifest.documents) {
+      const { extraction } = await stored(d.name, d.projectKey);
+      const expected = d.expect === 'text' ? 'completed' : d.expect;
+      expect({ file: d.file, status: extraction.status }).toEqual({ file: d.file, status: expected });
+      if (expected === 'failed') expect(extraction.error).toMatch(/corrupt|encrypted/);
+    }
+  });
+
+  it('stores every ground-truth surface, for every artifact profile, on its page', async () => {
+    const profiles = new Set<string>();
+    let facts = 0;
+    for (const d of manifest.documents.filter((x) => x.expect === 'text')) {
+      const { chunks } = await stored(d.name, d.projectKey);
+      for (const fact of d.facts) {
+        const surface = normalizeText(fact.surface);
+        const onPage = chunks.filter((c) => c.pageNumber === fact.page);
+        expect({
+          file: d.file,
+          profile: d.profile,
+          surface,
+          found: onPage.some((c) => c.searchText.includes(surface)),
+        }).toEqual({
+          file: d.file,
+          profile: d.profile,
+          surface,
+          found: true,
+        });
+        facts++;
+      }
+      profiles.add(d.profile);
+    }
+    expect(facts).toBeGreaterThan(100);
+    for (const p of [
+      'clean',
+      'smart-quotes',
+      'mojibake',
+      'replacement-char',
+      'ligatures',
+      'nbsp',
+      'soft-hyphens',
+      'dashes',
+      'line-end-hyphenation',
+      'two-column',
+    ]) {
+      expect(profiles).toContain(p);
+    }
+  });
+
+  it('keeps older revisions as historical documents', async () => {
+    const revised = manifest.documents.filter((d) => d.supersedesFile);
+    expect(revised.length).toBeGreaterThan(0);
+    for (const d of revised) {
+      const older = manifest.documents.find((x) => x.file === d.supersedesFile)!;
+      const { doc: oldDoc } = await stored(older.name, older.projectKey);
+      const { doc: newDoc } = await stored(d.name, d.projectKey);
+      expect(oldDoc.isLatest).toBe(false);
+      expect(newDoc.isLatest).toBe(true);
+      expect(newDoc.supersedes?.id).toBe(oldDoc.id);
+    }
+  });
+});

@@ -1,0 +1,136 @@
+import {
+  buildExcerpt,
+  buildPrefilterTsquerySql,
+  countMatches,
+  findFirstMatch,
+  matchesAt,
+} from '../../../src/search/match.js';
+import { normalize, normalizeText } from '../../../src/search/normalize.js';
+
+describe('findFirstMatch', () => {
+  it.each([
+    // [normalized text, terms, expected match or null]
+    ['a pinch of salt', ['inch'], null],
+    ['130 inch screen', ['30 inch'], null],
+    ['a 30 inch range', ['30 inch'], { term: '30 inch', start: 2, end: 9 }],
+    ['30 inch', ['30 inch'], { term: '30 inch', start: 0, end: 7 }],
+    ['30 inches', ['30 inch'], null],
+    ['quartz countertops.', ['countertops'], { term: 'countertops', start: 7, end: 18 }],
+    ['quartz countertops', ['countertop'], null],
+    ['(countertops)', ['countertops'], { term: 'countertops', start: 1, end: 12 }],
+    ['counter-tops', ['counter tops'], null],
+    ['counter-tops and counter tops', ['counter tops'], { term: 'counter tops', start: 17, end: 29 }],
+    ['stainless-steel', ['steel'], { term: 'steel', start: 10, end: 15 }],
+    ['café', ['caf'], null],
+    ['naïve', ['na'], null],
+    ['i\u0307stanbul', ['stanbul'], null],
+    ['room 2b', ['2'], null],
+    ['x \uD835\uDC00bc', ['bc'], null],
+    ['gas range and gas stove', ['gas stove', 'gas range'], { term: 'gas range', start: 0, end: 9 }],
+    [
+      'quartz countertops',
+      ['countertops', 'quartz countertops'],
+      { term: 'quartz countertops', start: 0, end: 18 },
+    ],
+    ['quartz - countertops', ['-'], null],
+    ['', ['quartz'], null],
+    ['quartz', [], null],
+  ])('%j in %j', (text, terms, expected) => {
+    expect(findFirstMatch(text, terms)).toEqual(expected);
+  });
+
+  it('finds the normalized query in normalized text whatever the inch-mark form', () => {
+    for (const raw of [
+      '30" gas range',
+      '30-inch gas range',
+      '30â€³ gas range',
+      '30\uFFFD gas range',
+      '30 in. gas range',
+    ]) {
+      expect(
+        findFirstMatch(normalizeText(`Kitchen: ${raw} by Wolf`), [normalizeText('30 inch')]),
+      ).not.toBeNull();
+    }
+  });
+
+  it('exposes the boundary check it uses', () => {
+    expect(matchesAt('a pinch', 'inch', 3)).toBe(false);
+    expect(matchesAt('an inch', 'inch', 3)).toBe(true);
+  });
+});
+
+describe('countMatches', () => {
+  it.each([
+    ['quartz, quartz and quartzite', ['quartz'], 2],
+    ['counter tops and countertops', ['countertops', 'counter tops'], 2],
+    ['quartz countertops', ['quartz countertops', 'countertops'], 1],
+    ['quartz countertops then countertops', ['countertops', 'quartz countertops'], 2],
+    ['aa aa aa', ['aa aa'], 1],
+    ['pinch', ['inch'], 0],
+    ['- - -', ['-'], 0],
+  ])('%j with %j → %d', (text, terms, expected) => {
+    expect(countMatches(text, terms)).toBe(expected);
+  });
+});
+
+describe('buildPrefilterTsquerySql', () => {
+  it('ORs one phrase query per distinct token form, numbered from firstParam', () => {
+    expect(buildPrefilterTsquerySql(['30 inch gas range', 'counter-tops', 'counter tops', '&'], 3)).toEqual({
+      sql: "(phraseto_tsquery('simple', $3::text) || phraseto_tsquery('simple', $4::text))",
+      params: ['30 inch gas range', 'counter tops'],
+    });
+  });
+
+  it('matches nothing when no term is searchable', () => {
+    expect(buildPrefilterTsquerySql(['-', ''], 1)).toEqual({ sql: '(NULL::tsquery)', params: [] });
+  });
+});
+
+describe('buildExcerpt', () => {
+  function excerptFor(raw: string, term: string, width?: number): string {
+    const { text, offsets } = normalize(raw);
+    const match = findFirstMatch(text, [term]);
+    if (match === null) throw new Error(`no match for ${term}`);
+    return buildExcerpt(raw, offsets, match.start, match.end, width);
+  }
+
+  it('returns short text whole, whitespace collapsed, without ellipses', () => {
+    expect(excerptFor('Kitchen:\n  30" gas range\tby Wolf', '30 inch gas range')).toBe(
+      'Kitchen: 30" gas range by Wolf',
+    );
+  });
+
+  it('centres about width characters of the raw text on the match and cuts at words', () => {
+    const before = Array.from({ length: 60 }, (_, i) => `before${i}`).join(' ');
+    const after = Array.from({ length: 60 }, (_, i) => `after${i}`).join(' ');
+    const raw = `${before} Quartz\u00C2\u00A0Counter-\ntops ${after}`;
+    const excerpt = excerptFor(raw, 'quartz countertops');
+    expect(excerpt.startsWith('\u2026before')).toBe(true);
+    expect(excerpt.endsWith('\u2026')).toBe(true);
+    expect(excerpt).toContain('Quartz\u00C2 Counter- tops');
+    const body = excerpt.slice(1, -1);
+    expect(body.length).toBeGreaterThan(150);
+    expect(body.length).toBeLessThanOrEqual(200);
+    // whole words only at both ends
+    expect(before.split(' ')).toContain(body.split(' ')[0]);
+    expect(after.split(' ')).toContain(body.split(' ').at(-1));
+    const left = body.indexOf('Quartz');
+    const right = body.length - (left + 'Quartz\u00C2 Counter- tops'.length);
+    expect(Math.abs(left - right)).toBeLessThan(30);
+  });
+
+  it('gives the unused context of one side to the other near the start', () => {
+    const raw = `Quartz countertops ${Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ')}`;
+    const excerpt = excerptFor(raw, 'quartz countertops');
+    expect(excerpt.startsWith('Quartz countertops word0')).toBe(true);
+    expect(excerpt.endsWith('\u2026')).toBe(true);
+    expect(excerpt.length).toBeGreaterThan(180);
+    expect(excerpt.length).toBeLessThanOrEqual(201);
+  });
+
+  it('honours a custom width', () => {
+    const raw = `${'alpha '.repeat(40)}dishwasher${' omega'.repeat(40)}`;
+    const excerpt = excerptFor(raw, 'dishwasher', 40);
+    expect(excerpt).toBe('\u2026alpha alpha dishwasher omega omega\u2026');
+  });
+});

@@ -1,0 +1,247 @@
+import { PGlite } from '@electric-sql/pglite';
+import fc from 'fast-check';
+import pg from 'pg';
+import { chunkPages } from '../../../src/search/chunk.js';
+import { buildPrefilterTsquerySql, findFirstMatch } from '../../../src/search/match.js';
+import { normalize, tokenForm } from '../../../src/search/normalize.js';
+import { expandQuery } from '../../../src/search/synonyms.js';
+
+/**
+ * The two-stage search is only correct if the strict post-filter never accepts a chunk that the
+ * full-text pre-filter would not have returned. This checks it against PostgreSQL's own parser:
+ * embedded PGlite always, and the real server too when DATABASE_URL is set (as in CI).
+ */
+
+interface Database {
+  /** Runs `sql` and returns the boolean column `hit` of every row. */
+  hits(sql: string, params: unknown[]): Promise<boolean[]>;
+  close(): Promise<void>;
+}
+
+async function openPglite(): Promise<Database> {
+  const db = new PGlite();
+  await db.waitReady;
+  return {
+    hits: async (sql, params) => (await db.query<{ hit: boolean }>(sql, params)).rows.map((row) => row.hit),
+    close: () => db.close(),
+  };
+}
+
+async function openPostgres(): Promise<Database> {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  return {
+    hits: async (sql, params) =>
+      (await client.query<{ hit: boolean }>(sql, params)).rows.map((row) => row.hit),
+    close: () => client.end(),
+  };
+}
+
+const backends: Array<[string, () => Promise<Database>]> = [['PGlite', openPglite]];
+if (process.env.DATABASE_URL) backends.push(['PostgreSQL', openPostgres]);
+
+/** Pre-filter verdict for each token string, with the exact SQL the search service builds. */
+async function prefilter(db: Database, tokenStrings: string[], terms: string[]): Promise<boolean[]> {
+  const { sql, params } = buildPrefilterTsquerySql(terms, 2);
+  return db.hits(
+    `select coalesce(to_tsvector('simple', t.tokens) @@ ${sql}, false) as hit
+       from unnest($1::text[]) with ordinality as t(tokens, n) order by t.n`,
+    [tokenStrings, ...params],
+  );
+}
+
+const phrase = fc.constantFrom(
+  'Quartz countertops',
+  'quartz counter-tops',
+  'Quartz Counter Tops',
+  '30" gas range',
+  '30-inch Gas Range',
+  '30\u00E2\u20AC\u00B3 gas range',
+  '30\u00E2\u20AC\uFFFD gas range',
+  '30\uFFFD gas range',
+  '30 in. gas range',
+  '30in range',
+  'floor-to-ceiling windows',
+  'Floor\u2011to\u2011ceiling windows',
+  'floor to ceiling windows',
+  'stainless steel appliances',
+  'Stainless-Steel',
+  'en-suite laundry',
+  'Ensuite',
+  'walk-in closet',
+  'Walk-\nin closet',
+  'dish\u00ADwasher',
+  'back splash',
+  'Backsplash',
+  "9' ceilings",
+  '9\u2032 ceilings',
+  '9-foot ceilings',
+  '9\'6" ceilings',
+  '850 sq. ft.',
+  '850\u00C2\u00A0sq ft',
+  '3 in 1',
+  '2-in-1 washer/dryer',
+  'washer & dryer',
+  'Caf\u00C3\u00A9',
+  'Café',
+  'Owner\u2019s suite',
+  '\u00E2\u20AC\u0153Luxury\u00E2\u20AC\uFFFD finishes',
+  'gas stove',
+  'a pinch',
+  '130 inch',
+  'a/c',
+  '24/7 concierge',
+  '\uFB01nishes',
+  'Gym',
+  'fitness centre',
+  '12x24 porcelain tiles',
+  'EV charging',
+  'rooftop terrace',
+  'roof-top terrace',
+  'Counter-\ntops',
+  'İstanbul',
+);
+
+/** Extraction artifacts applied to a phrase. */
+const artifact = fc.constantFrom<(text: string) => string>(
+  (text) => text,
+  (text) => text.toUpperCase(),
+  (text) => text.replace(' ', '\u00A0'),
+  (text) => text.replace(' ', '\u00C2\u00A0'),
+  (text) => text.replace(' ', '\n'),
+  (text) => text.replace(' ', ' \u200B '),
+  (text) => text.replace(/(\p{L})(\p{L})/u, '$1\u00AD$2'),
+  (text) => text.replace('-', '\u2013'),
+  (text) => text.replace('"', '\u201D'),
+  (text) => `(${text})`,
+  (text) => `${text},`,
+  (text) => `\u201C${text}\u201D`,
+);
+
+const separator = fc.constantFrom(' ', '\n', '. ', ', ', ' \u2014 ', '\u00A0', '-\n', ' / ');
+
+const document = fc
+  .array(fc.tuple(phrase, artifact, separator), { minLength: 1, maxLength: 14 })
+  .map((parts) => parts.map(([text, apply, sep]) => apply(text) + sep).join(''));
+
+const cannedQuery = fc.constantFrom(
+  '30 inch',
+  '30"',
+  '30 inch gas range',
+  'countertops',
+  'quartz countertops',
+  'floor to ceiling windows',
+  'stainless steel',
+  'en suite',
+  'walk in closet',
+  'dishwasher',
+  'backsplash',
+  '9 ft',
+  '9 foot ceilings',
+  '850 sq ft',
+  '3 in 1',
+  'washer/dryer',
+  'café',
+  "owner's suite",
+  'luxury',
+  'gas range',
+  'inch',
+  'a/c',
+  'ceilings',
+  'gym',
+  '12x24',
+  'ev charging',
+  'rooftop',
+  'istanbul',
+);
+
+/** A run of whole words of the document, as a user might copy them. */
+function wordsOf(doc: string): fc.Arbitrary<string> {
+  const words = doc.split(/\s+/u).filter((word) => word.length > 0);
+  return fc
+    .tuple(fc.nat(Math.max(0, words.length - 1)), fc.integer({ min: 1, max: 4 }))
+    .map(([start, count]) => words.slice(start, start + count).join(' '));
+}
+
+/** Any slice of the document, cut anywhere, including through an artifact. */
+function sliceOf(doc: string): fc.Arbitrary<string> {
+  return fc
+    .tuple(fc.nat(doc.length), fc.integer({ min: 1, max: 40 }))
+    .map(([start, length]) => doc.slice(start, start + length));
+}
+
+const scenario = document.chain((doc) =>
+  fc.tuple(
+    fc.constant(doc),
+    fc.oneof(
+      { arbitrary: wordsOf(doc), weight: 3 },
+      { arbitrary: cannedQuery, weight: 3 },
+      { arbitrary: sliceOf(doc), weight: 2 },
+      { arbitrary: fc.string({ maxLength: 8 }), weight: 1 },
+    ),
+  ),
+);
+
+describe.each(backends)('pre-filter covers the post-filter on %s', (_name, open) => {
+  let db: Database;
+
+  beforeAll(async () => {
+    db = await open();
+  });
+
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it.each([
+    ['Kitchen: 30" Gas Range by Wolf', '30 inch', true],
+    ['Kitchen: 30\u00E2\u20AC\u00B3 Gas Range', '30 inch gas range', true],
+    ['Kitchen: 30\uFFFD gas range', '30-inch gas range', true],
+    ['Quartz Counter-\ntops throughout', 'quartz countertops', true],
+    ['stainless-steel appliances', 'stainless steel appliances', true],
+    ['a pinch of salt', 'inch', false],
+    ['a 130 inch screen', '30 inch', false],
+  ])('%j / %j → post-filter and pre-filter agree on %s', async (doc, query, expected) => {
+    const { terms } = expandQuery(query);
+    const text = normalize(doc).text;
+    expect(findFirstMatch(text, terms) !== null).toBe(expected);
+    // The pre-filter is looser than the post-filter (it ignores punctuation), so only a hit must agree.
+    if (expected) expect(await prefilter(db, [tokenForm(text)], terms)).toEqual([true]);
+  });
+
+  it('rejects what the tokens do not contain, so the check below can fail', async () => {
+    const { terms } = expandQuery('30 inch gas range');
+    expect(await prefilter(db, ['30 inch electric range', 'gas range 30 inch', ''], terms)).toEqual([
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it('returns every document and chunk that the strict post-filter accepts', async () => {
+    let withHits = 0;
+    await fc.assert(
+      fc.asyncProperty(scenario, async ([doc, query]) => {
+        const { terms } = expandQuery(query);
+        const candidates = [
+          { searchText: normalize(doc).text },
+          ...chunkPages([{ pageNumber: 1, text: doc }], { maxChars: 120, overlap: 30 }),
+        ];
+        const matched = candidates.filter(
+          (candidate) => findFirstMatch(candidate.searchText, terms) !== null,
+        );
+        if (matched.length === 0) return;
+        withHits++;
+        const verdicts = await prefilter(
+          db,
+          matched.map((candidate) => tokenForm(candidate.searchText)),
+          terms,
+        );
+        expect(verdicts).toEqual(matched.map(() => true));
+      }),
+      { numRuns: 300 },
+    );
+    // Guard against a generator that stops producing matches, which would make this test vacuous.
+    expect(withHits).toBeGreaterThan(100);
+  });
+});
