@@ -5,6 +5,7 @@ import { parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap } from 'type-graphql';
 import type { RequestContext } from '../context/context.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
+import { SearchResolver } from '../search/search.resolver.js';
 import { AdminResolver } from './resolvers/admin.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
 import { TeamSettingsResolver } from './resolvers/team-settings.resolver.js';
@@ -22,6 +23,7 @@ export const RESOLVERS = [
   AdminResolver,
   TeamSettingsResolver,
   IngestionResolver,
+  SearchResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | null = null;

@@ -1,4 +1,8 @@
+import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
+
+/** DejaVu covers the Unicode the tests write (primes, U+FFFD, ligatures); pdfkit's built-in Helvetica does not. */
+const FONT = createRequire(import.meta.url).resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf');
 
 /** A real PDF made with pdfkit: one string per page (empty → a page with a drawing and no text). */
 export async function makePdf(pages: string[], opts: { userPassword?: string } = {}): Promise<Buffer> {
@@ -12,7 +16,7 @@ export async function makePdf(pages: string[], opts: { userPassword?: string } =
   const done = new Promise<void>((resolve) => doc.on('end', () => resolve()));
   for (const text of pages) {
     doc.addPage();
-    if (text) doc.fontSize(11).text(text, { width: 460 });
+    if (text) doc.font(FONT).fontSize(11).text(text, { width: 460 });
     else doc.rect(72, 72, 300, 400).fill('#888888');
   }
   doc.end();

@@ -1,0 +1,76 @@
+import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
+import { requireDocumentIntelligence } from '../auth/entitlements.js';
+import type { RequestContext } from '../context/context.js';
+import * as search from './search.service.js';
+import {
+  DocumentContextResult,
+  FindProjectsMentioningResult,
+  ProjectDocumentsResult,
+  SearchDocumentTextResult,
+} from './search.types.js';
+
+const HOW_TO_QUERY =
+  'Matching is exact keyword plus synonyms (hyphen, quote, spacing and plural variants), not natural language: search concrete terms ("quartz countertops", "30 inch gas range"), try a few variants and merge results; 0 matches after a few variants means the term is not mentioned.';
+
+/** Document Intelligence: Pro searches latest documents, Elite also older revisions; lower plans get a permission error. */
+@Resolver()
+export class SearchResolver {
+  @Query(() => SearchDocumentTextResult, {
+    description: `Chunks of project PDFs that mention a term. ${HOW_TO_QUERY}`,
+  })
+  searchDocumentText(
+    @Ctx() ctx: RequestContext,
+    @Arg('query', () => String) query: string,
+    @Arg('projectId', () => Int, { nullable: true }) projectId: number | null,
+    @Arg('category', () => String, { nullable: true }) category: string | null,
+    @Arg('includeHistorical', () => Boolean, { nullable: true }) includeHistorical: boolean | null,
+    @Arg('limit', () => Int, { nullable: true, description: '1 to 25, default 10' }) limit: number | null,
+  ): Promise<SearchDocumentTextResult> {
+    const access = requireDocumentIntelligence(ctx.viewer);
+    return search.searchDocumentText(ctx.em, access, {
+      query,
+      projectId,
+      category,
+      includeHistorical,
+      limit,
+    });
+  }
+
+  @Query(() => FindProjectsMentioningResult, {
+    description: `Projects whose PDFs mention a term, ranked by match count then relevance. ${HOW_TO_QUERY}`,
+  })
+  findProjectsMentioning(
+    @Ctx() ctx: RequestContext,
+    @Arg('query', () => String) query: string,
+    @Arg('category', () => String, { nullable: true }) category: string | null,
+    @Arg('includeHistorical', () => Boolean, { nullable: true }) includeHistorical: boolean | null,
+    @Arg('limit', () => Int, { nullable: true, description: '1 to 50, default 25' }) limit: number | null,
+  ): Promise<FindProjectsMentioningResult> {
+    const access = requireDocumentIntelligence(ctx.viewer);
+    return search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit });
+  }
+
+  @Query(() => ProjectDocumentsResult, {
+    description: 'The PDFs of one project, including unindexed ones with their status',
+  })
+  projectDocuments(
+    @Ctx() ctx: RequestContext,
+    @Arg('projectId', () => Int) projectId: number,
+    @Arg('category', () => String, { nullable: true }) category: string | null,
+    @Arg('includeHistorical', () => Boolean, { nullable: true }) includeHistorical: boolean | null,
+  ): Promise<ProjectDocumentsResult> {
+    const access = requireDocumentIntelligence(ctx.viewer);
+    return search.projectDocuments(ctx.em, access, { projectId, category, includeHistorical });
+  }
+
+  @Query(() => DocumentContextResult, { description: 'The chunks before and after a hit, in document order' })
+  documentContext(
+    @Ctx() ctx: RequestContext,
+    @Arg('chunkId', () => Int) chunkId: number,
+    @Arg('before', () => Int, { nullable: true, description: '0 to 5, default 1' }) before: number | null,
+    @Arg('after', () => Int, { nullable: true, description: '0 to 5, default 1' }) after: number | null,
+  ): Promise<DocumentContextResult> {
+    const access = requireDocumentIntelligence(ctx.viewer);
+    return search.documentContext(ctx.em, access, { chunkId, before, after });
+  }
+}
