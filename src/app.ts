@@ -17,6 +17,7 @@ import type { Extractor } from './ingestion/ingest.service.js';
 import { registerGraphQL } from './http/graphql.plugin.js';
 import { buildHttpServer } from './http/server.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
+import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 
 export interface App {
   server: FastifyInstance;
@@ -94,6 +95,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   const schema = await buildAppSchema();
   await registerGraphQL(server, schema, deps);
   await registerOAuth(server, deps);
+  await registerMcp(server, schema, deps);
   if (opts.worker ?? true) await ingestion.startWorker();
 
   let closed = false;

@@ -1,4 +1,5 @@
 import { printSubgraphSchema } from '@apollo/subgraph';
+import { loadTools } from '../facades/mcp/tools.js';
 import { buildAppSchema } from './graphql/schema.js';
 
 /**
@@ -9,5 +10,6 @@ export async function renderContracts(): Promise<Record<string, string>> {
   const schema = await buildAppSchema();
   return {
     'subgraph.graphql': `${printSubgraphSchema(schema).trim()}\n`,
+    'mcp-tools.json': `${JSON.stringify({ tools: [...loadTools(schema).values()].map((t) => t.definition) }, null, 2)}\n`,
   };
 }

@@ -21,7 +21,14 @@ export async function listProjects(
   filter: ProjectFilterInput,
   page: number,
   perPage: number,
-): Promise<{ items: Project[]; total: number; page: number; perPage: number; totalPages: number }> {
+): Promise<{
+  items: Project[];
+  total: number;
+  page: number;
+  perPage: number;
+  totalPages: number;
+  meta: { page: number; perPage: number; total: number; totalPages: number };
+}> {
   if (!Number.isInteger(page) || page < 1 || page > 100_000) throw badInput('page', 'must be an integer ≥ 1');
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) {
     throw badInput('perPage', `must be an integer from 1 to ${MAX_PER_PAGE}`);
@@ -45,7 +52,8 @@ export async function listProjects(
     limit: perPage,
     offset: (page - 1) * perPage,
   });
-  return { items, total, page, perPage, totalPages: Math.ceil(total / perPage) };
+  const totalPages = Math.ceil(total / perPage);
+  return { items, total, page, perPage, totalPages, meta: { page, perPage, total, totalPages } };
 }
 
 export async function getProject(em: EntityManager, id: string | number): Promise<Project | null> {

@@ -58,7 +58,19 @@ export class ProjectType {
 }
 
 @ObjectType()
+export class ProjectPageMeta {
+  @Field(() => Int) page!: number;
+  @Field(() => Int) perPage!: number;
+  @Field(() => Int) total!: number;
+  @Field(() => Int) totalPages!: number;
+}
+
+@ObjectType()
 export class ProjectPage {
+  @Field(() => ProjectPageMeta, {
+    description: 'The paging fields again, grouped (the MCP list-projects tool returns them as meta)',
+  })
+  meta!: ProjectPageMeta;
   @Field(() => [ProjectType]) items!: unknown[];
   @Field(() => Int) total!: number;
   @Field(() => Int) page!: number;

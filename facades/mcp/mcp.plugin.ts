@@ -1,0 +1,247 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
+import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest } from 'json-rpc-2.0';
+import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
+import { AppError } from '../../src/errors/catalogue.js';
+import { oauthUrls } from '../../src/oauth/urls.js';
+import { protectedResourceMetadata } from '../../src/oauth/metadata.js';
+import { runOperation } from '../operation.js';
+import { loadTools, type Tool } from './tools.js';
+
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export const INSTRUCTIONS = `Property Data Service: real-estate development projects (pre-construction condos and towns) and the text of their PDFs.
+Typical sequence: 1. find-projects-mentioning to find which projects mention a concrete term; 2. search-document-text with that project_id to get matching chunks; 3. fetch-document-context with a chunk_id to read the surrounding text before citing it (cite stable_citation).
+Matching is exact keyword plus synonyms, not natural language: search concrete terms, try a few variants and merge results; 0 matches after a few variants means the term is not mentioned. list-projects browses the catalogue; list-project-documents shows what a project published and what could not be indexed.`;
+
+const JSONRPC = {
+  PARSE: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL: -32603,
+};
+
+interface CallParams {
+  ctx: RequestContext;
+}
+
+interface ToolResult {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+function toolError(message: string): ToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+function ajvMessage(validate: ValidateFunction): string {
+  return (validate.errors ?? [])
+    .map((e) => {
+      const at = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
+      if (e.keyword === 'additionalProperties')
+        return `unknown argument '${String(e.params.additionalProperty)}'`;
+      if (e.keyword === 'required') return `missing required argument '${String(e.params.missingProperty)}'`;
+      return `${at || 'arguments'} ${e.message ?? 'is invalid'}`;
+    })
+    .join('; ');
+}
+
+/** The one place the tool server maps the error catalogue to MCP: tool failures are results a model can act on. */
+function toolFailure(err: AppError): ToolResult {
+  if (err.code === 'RATE_LIMITED') {
+    return toolError(
+      `Rate limit exceeded: wait ${err.details.retryAfterSeconds ?? 60} seconds before calling again.`,
+    );
+  }
+  if (err.code === 'BAD_USER_INPUT') return toolError(`Invalid arguments: ${err.message}`);
+  return toolError(err.message);
+}
+
+function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps): JSONRPCServer<CallParams> {
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  const validators = new Map(
+    [...tools].map(([name, tool]) => [name, ajv.compile(tool.definition.inputSchema)]),
+  );
+  const rpc = new JSONRPCServer<CallParams>({ errorListener: () => undefined });
+  rpc.addMethod('initialize', (params: unknown) => {
+    const requested = (params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(requested)
+      ? (requested as string)
+      : LATEST_PROTOCOL_VERSION;
+    return {
+      protocolVersion,
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: { name: 'property-data-service', title: 'Property Data Service', version: '0.1.0' },
+      instructions: INSTRUCTIONS,
+    };
+  });
+  rpc.addMethod('notifications/initialized', () => undefined);
+  rpc.addMethod('ping', () => ({}));
+  rpc.addMethod('tools/list', () => ({ tools: [...tools.values()].map((t) => t.definition) }));
+  rpc.addMethod('tools/call', async (params: unknown, { ctx }: CallParams): Promise<ToolResult> => {
+    const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
+    const tool = typeof p.name === 'string' ? tools.get(p.name) : undefined;
+    if (!tool) {
+      throw new JSONRPCErrorException(
+        `Unknown tool: ${JSON.stringify(p.name)}. Available: ${[...tools.keys()].join(', ')}`,
+        JSONRPC.INVALID_PARAMS,
+      );
+    }
+    const args = p.arguments === undefined || p.arguments === null ? {} : p.arguments;
+    if (typeof args !== 'object' || Array.isArray(args))
+      return toolError('Invalid arguments: arguments must be an object');
+    const variables = structuredClone(args) as Record<string, unknown>;
+    const validate = validators.get(tool.definition.name)!;
+    if (!validate(variables)) return toolError(`Invalid arguments: ${ajvMessage(validate)}`);
+    try {
+      const data = await runOperation<{ result: unknown }>(schema, tool.operation, variables, ctx);
+      return {
+        content: [{ type: 'text', text: JSON.stringify(data.result) }],
+        structuredContent: data.result,
+      };
+    } catch (err) {
+      if (err instanceof AppError && err.code !== 'INTERNAL') return toolFailure(err);
+      deps.log.error(
+        { err: err instanceof AppError ? (err.cause ?? err) : err, requestId: ctx.requestId },
+        'tool failed',
+      );
+      throw new JSONRPCErrorException('Internal error', JSONRPC.INTERNAL, { requestId: ctx.requestId });
+    }
+  });
+  return rpc;
+}
+
+function allowedOrigin(origin: string, publicBaseUrl: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (
+      url.origin === new URL(publicBaseUrl).origin ||
+      url.hostname === 'localhost' ||
+      url.hostname === '127.0.0.1'
+    );
+  } catch {
+    return false;
+  }
+}
+
+function rpcError(reply: FastifyReply, status: number, code: number, message: string, id: unknown = null) {
+  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', id, error: { code, message } });
+}
+
+/**
+ * The MCP tool server: POST /mcp, one JSON-RPC 2.0 message per request, answered with
+ * application/json. Every request goes through the one context (bearer token → team → plan →
+ * rate limit) before any method runs; each tool is a GraphQL operation on the one schema.
+ */
+export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, deps: AppDeps): Promise<void> {
+  const tools = loadTools(schema);
+  const rpc = buildRpc(tools, schema, deps);
+  const urls = oauthUrls(deps.config);
+  const resourceMetadataUrl = `${deps.config.publicBaseUrl}/.well-known/oauth-protected-resource`;
+
+  const metadata = () => protectedResourceMetadata(urls);
+  app.get('/.well-known/oauth-protected-resource', metadata);
+  app.get('/.well-known/oauth-protected-resource/mcp', metadata);
+
+  await app.register((scope, _opts, done) => {
+    // The body is parsed here, not by Fastify, so malformed JSON gets a JSON-RPC parse error.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) =>
+      done(null, body),
+    );
+    scope.setErrorHandler((err: { statusCode?: number; message: string }, _req, reply) => {
+      if (err.statusCode === 413)
+        return rpcError(reply, 413, JSONRPC.INVALID_REQUEST, 'Request body larger than 1 MB');
+      if (err.statusCode && err.statusCode < 500)
+        return rpcError(reply, err.statusCode, JSONRPC.INVALID_REQUEST, err.message);
+      deps.log.error({ err }, 'mcp transport error');
+      return rpcError(reply, 500, JSONRPC.INTERNAL, 'Internal error');
+    });
+    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH'] as const) {
+      scope.route({
+        method,
+        url: '/mcp',
+        handler: (_req, reply) =>
+          reply.code(405).header('allow', 'POST').send({ message: 'Use POST for MCP JSON-RPC messages' }),
+      });
+    }
+    scope.post('/mcp', async (request: FastifyRequest, reply: FastifyReply) => {
+      const origin = request.headers.origin;
+      if (origin && !allowedOrigin(origin, deps.config.publicBaseUrl)) {
+        return rpcError(reply, 403, JSONRPC.INVALID_REQUEST, `Origin ${origin} is not allowed`);
+      }
+      const version = request.headers['mcp-protocol-version'];
+      if (
+        typeof version === 'string' &&
+        !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)
+      ) {
+        return rpcError(
+          reply,
+          400,
+          JSONRPC.INVALID_REQUEST,
+          `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+        );
+      }
+      let message: unknown;
+      try {
+        message = JSON.parse(typeof request.body === 'string' ? request.body : '');
+      } catch {
+        return rpcError(reply, 400, JSONRPC.PARSE, 'Parse error: the body is not valid JSON');
+      }
+      if (Array.isArray(message)) {
+        return rpcError(
+          reply,
+          400,
+          JSONRPC.INVALID_REQUEST,
+          'Batches are not supported: send one JSON-RPC message per request',
+        );
+      }
+      const m = message as Partial<JSONRPCRequest> | null;
+      if (!m || typeof m !== 'object' || m.jsonrpc !== '2.0' || typeof m.method !== 'string') {
+        return rpcError(
+          reply,
+          400,
+          JSONRPC.INVALID_REQUEST,
+          'Invalid Request: expected a JSON-RPC 2.0 object with a method',
+          m?.id ?? null,
+        );
+      }
+      let ctx: RequestContext;
+      try {
+        ctx = await createContext(
+          {
+            transport: 'mcp',
+            authorization: request.headers.authorization,
+            ip: request.ip,
+            requestId: request.id,
+            ratePolicy: 'mcp',
+          },
+          deps,
+        );
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        if (err.code === 'CREDENTIAL_MISSING' || err.code === 'CREDENTIAL_INVALID') {
+          void reply.header('www-authenticate', `Bearer resource_metadata="${resourceMetadataUrl}"`);
+          return rpcError(reply, 401, JSONRPC.INVALID_REQUEST, err.message, m.id ?? null);
+        }
+        if (err.code === 'RATE_LIMITED' && m.method === 'tools/call' && m.id !== undefined) {
+          return reply.send({ jsonrpc: '2.0', id: m.id, result: toolFailure(err) });
+        }
+        if (err.code === 'RATE_LIMITED') {
+          void reply.header('retry-after', String(err.details.retryAfterSeconds ?? 60));
+          return rpcError(reply, 429, -32000, err.message, m.id ?? null);
+        }
+        return rpcError(reply, err.httpStatus, -32000, err.message, m.id ?? null);
+      }
+      const response = await rpc.receive(m as JSONRPCRequest, { ctx });
+      if (response === null) return reply.code(202).send();
+      return reply.type('application/json').send(response);
+    });
+    done();
+  });
+}

@@ -1,0 +1,122 @@
+import { Kind, type FieldNode, type GraphQLSchema } from 'graphql';
+import { CATEGORIES } from '../../src/entities/enums.js';
+import { loadOperation, type FacadeOperation } from '../operation.js';
+import { asObjectSchema, inputSchemaFrom, outputSchemaFrom, type JsonSchema } from './tool-schema.js';
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: { readOnlyHint: true; openWorldHint: false; idempotentHint: true };
+}
+
+export interface Tool {
+  definition: ToolDefinition;
+  operation: FacadeOperation;
+}
+
+const QUERYING =
+  'Matching is exact keyword plus synonyms (hyphen, quote, spacing and plural variants), not natural-language search: search concrete terms such as "quartz countertops", "30 inch gas range", "EV charging", never abstract ones such as "luxury" or "family friendly". Try a few variants of a term and merge the results yourself; if total matches stay 0 after a few variants, the term is not mentioned. meta.coverage tells how many documents could be searched, so 0 matches over 0 documents with text means "not indexed", not "not mentioned".';
+
+const CATEGORY = {
+  type: ['string', 'null'],
+  enum: [...CATEGORIES, null],
+  description: `One of: ${CATEGORIES.join(', ')}`,
+};
+const HISTORICAL = {
+  type: ['boolean', 'null'],
+  description:
+    'Also search older revisions of documents. Takes effect on the Elite plan only; ignored on Pro.',
+};
+
+/** What the spec fixes for each tool: title, description, and the argument limits. */
+const SPECS: Record<
+  string,
+  { file: string; title: string; description: string; rules: Record<string, JsonSchema> }
+> = {
+  'list-projects': {
+    file: 'list-projects.graphql',
+    title: 'List projects',
+    description:
+      'Lists real-estate development projects (pre-construction condos and towns) with their city, developer, status, size and price range. Filter by city, status (pre-construction, under-construction, completed, coming-soon, selling, sold-out), developer name or project name (q); paginate with page and per_page (at most 50). Use it to find project ids for the document tools.',
+    rules: {
+      city: { type: ['string', 'null'], maxLength: 200, description: 'City name, case-insensitive' },
+      status: { type: ['string', 'null'], maxLength: 200 },
+      developer: { type: ['string', 'null'], maxLength: 200, description: 'Developer name or part of it' },
+      q: { type: ['string', 'null'], maxLength: 200, description: 'Project name or part of it' },
+      page: { type: 'integer', minimum: 1, maximum: 100000, default: 1 },
+      per_page: { type: 'integer', minimum: 1, maximum: 50, default: 20 },
+    },
+  },
+  'search-document-text': {
+    file: 'search-document-text.graphql',
+    title: 'Search project documents',
+    description: `Searches the text extracted from project PDFs (brochures, features and finishes, price lists, deposit structures, incentives, fact sheets, hot lists) and returns matching chunks with an excerpt, page number and a stable citation. Use it after find-projects-mentioning with a project_id, or across all projects. ${QUERYING} Read around a hit with fetch-document-context.`,
+    rules: {
+      query: { type: 'string', minLength: 1, maxLength: 200, description: 'A concrete term or phrase' },
+      project_id: { type: ['integer', 'null'], minimum: 1, description: 'Restrict to one project' },
+      category: CATEGORY,
+      include_historical: HISTORICAL,
+      limit: { type: 'integer', minimum: 1, maximum: 25, default: 10 },
+    },
+  },
+  'find-projects-mentioning': {
+    file: 'find-projects-mentioning.graphql',
+    title: 'Find projects mentioning a term',
+    description: `Finds which projects' PDFs mention a term (a feature, finish, incentive, fee...) across all projects, with a match count, the categories it appears in and a sample excerpt, ranked by match count then relevance. Start here for "which projects have X". ${QUERYING}`,
+    rules: {
+      query: { type: 'string', minLength: 1, maxLength: 200, description: 'A concrete term or phrase' },
+      category: CATEGORY,
+      include_historical: HISTORICAL,
+      limit: { type: 'integer', minimum: 1, maximum: 50, default: 25 },
+    },
+  },
+  'list-project-documents': {
+    file: 'list-project-documents.graphql',
+    title: 'List project documents',
+    description:
+      'Inventory of the PDFs of one project, including documents that are not searchable (failed extraction, scanned without text, still pending) with their extraction status, page count and indexing time. Use it to see what a project has published before searching, or to explain why a search found nothing.',
+    rules: {
+      project_id: { type: 'integer', minimum: 1 },
+      category: CATEGORY,
+      include_historical: HISTORICAL,
+    },
+  },
+  'fetch-document-context': {
+    file: 'fetch-document-context.graphql',
+    title: 'Read around a search hit',
+    description:
+      'Returns the chunks before and after a chunk_id from search-document-text, in document order, with the requested chunk flagged is_center. Use it to read a hit in context before citing it. A chunk_id belongs to one extraction: after a document is re-indexed an old chunk_id answers "not found" - search again for fresh ids.',
+    rules: {
+      chunk_id: { type: 'integer', minimum: 1, description: 'A chunk_id from search-document-text' },
+      before: { type: 'integer', minimum: 0, maximum: 5, default: 1 },
+      after: { type: 'integer', minimum: 0, maximum: 5, default: 1 },
+    },
+  },
+};
+
+/** Loads and validates every tool's operation and derives its schemas: once, at start-up. */
+export function loadTools(schema: GraphQLSchema): Map<string, Tool> {
+  const tools = new Map<string, Tool>();
+  for (const [name, spec] of Object.entries(SPECS)) {
+    const operation = loadOperation(schema, import.meta.dirname + '/tools', spec.file);
+    const root = operation.definition.selectionSet.selections[0] as FieldNode;
+    if (root.kind !== Kind.FIELD || root.alias?.value !== 'result') {
+      throw new Error(`${spec.file}: the operation's one root field must be aliased "result"`);
+    }
+    tools.set(name, {
+      operation,
+      definition: {
+        name,
+        title: spec.title,
+        description: spec.description,
+        inputSchema: inputSchemaFrom(operation.definition.variableDefinitions ?? [], spec.rules),
+        outputSchema: asObjectSchema(outputSchemaFrom(schema, root.name.value, root.selectionSet!)),
+        annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
+      },
+    });
+  }
+  return tools;
+}

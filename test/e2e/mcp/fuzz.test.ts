@@ -1,0 +1,106 @@
+import fc from 'fast-check';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import {
+  addMember,
+  createAccessToken,
+  createProject,
+  createTeam,
+  createUser,
+} from '../../support/factories.js';
+
+let t: TestApp;
+let token: string;
+const TOOLS = [
+  'list-projects',
+  'search-document-text',
+  'find-projects-mentioning',
+  'list-project-documents',
+  'fetch-document-context',
+];
+
+beforeAll(async () => {
+  // A generous limit: the fuzzer sends hundreds of calls with one token.
+  t = await startTestApp(
+    {},
+    { policies: { mcp: { points: 100_000, durationSeconds: 60, keyedBy: 'token' } } },
+  );
+  const team = await createTeam(t, { plan: 'elite' });
+  const user = await createUser(t);
+  await addMember(t, team.id, user.id);
+  token = (await createAccessToken(t, team.id, user.id)).secret;
+  await createProject(t);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const post = (body: string | Uint8Array) =>
+  t.request('POST', '/mcp', {
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body,
+  });
+
+const count = async () =>
+  Number(
+    (
+      await t.app.deps.em
+        .fork()
+        .getConnection()
+        .execute('select (select count(*) from project) + (select count(*) from document) as n')
+    )[0].n,
+  );
+
+describe('MCP bad input', () => {
+  it('random tool arguments get a JSON-RPC error or an isError result, never a 5xx, and write nothing', async () => {
+    const before = await count();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...TOOLS, 'nope'),
+        fc.anything({ maxDepth: 3 }),
+        async (name, args) => {
+          const res = await post(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: { name, arguments: args },
+            }),
+          );
+          expect(res.status).toBeLessThan(500);
+          expect(res.json.error ?? res.json.result).toBeDefined();
+          if (res.json.result) {
+            expect(typeof res.json.result.content[0].text).toBe('string');
+            if (res.json.result.isError) expect(res.json.result.structuredContent).toBeUndefined();
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(await count()).toBe(before);
+  });
+
+  it('raw bodies: garbage, deep JSON, invalid UTF-8 and wrong shapes are refused cleanly', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.json(), fc.uint8Array({ maxLength: 200 })), async (body) => {
+        const res = await post(typeof body === 'string' ? body : body);
+        expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: 100 },
+    );
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    expect((await post(deep)).status).toBe(400);
+    const invalidUtf8 = new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+    expect((await post(invalidUtf8)).status).toBeLessThan(500);
+    const huge = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'search-document-text', arguments: { query: 'a'.repeat(5000) } },
+      }),
+    );
+    expect(huge.json.result.isError).toBe(true);
+    expect(huge.json.result.content[0].text).toMatch(/query must NOT have more than 200 characters/);
+    expect((await t.request('GET', '/healthz')).status).toBe(200);
+  });
+});

@@ -1,0 +1,269 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import {
+  addMember,
+  createAccessToken,
+  createProject,
+  createTeam,
+  createUser,
+} from '../../support/factories.js';
+import { makePdf, UPLOAD } from '../../support/pdf.js';
+
+let t: TestApp;
+const tokens: Record<string, string> = {};
+let projectId: string;
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client({ name: 'pds-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  for (const plan of ['essential', 'pro', 'elite']) {
+    const team = await createTeam(t, { plan });
+    const user = await createUser(t);
+    await addMember(t, team.id, user.id);
+    tokens[plan] = (await createAccessToken(t, team.id, user.id)).secret;
+  }
+  projectId = (await createProject(t, { name: 'Harbour Lights', city: 'Toronto' })).id;
+  await createProject(t, { name: 'Lakeside Towns', city: 'Oakville' });
+  const pdf = async (pages: string[]) => (await makePdf(pages)).toString('base64');
+  const v1 = await t.gql(
+    UPLOAD,
+    {
+      input: {
+        projectId,
+        category: 'price-list',
+        name: 'prices-v1.pdf',
+        contentBase64: await pdf(['Assignment fee: $5,000 (old terms)']),
+      },
+    },
+    t.operator,
+  );
+  await t.gql(
+    UPLOAD,
+    {
+      input: {
+        projectId,
+        category: 'price-list',
+        name: 'prices-v2.pdf',
+        supersedesDocumentId: v1.data.uploadDocument.document.id,
+        contentBase64: await pdf(['Free assignment.']),
+      },
+    },
+    t.operator,
+  );
+  await t.gql(
+    UPLOAD,
+    {
+      input: {
+        projectId,
+        category: 'features-finishes',
+        name: 'features.pdf',
+        contentBase64: await pdf([
+          'Kitchen: 30" gas range, quartz counter-tops.\nBath: frameless glass shower.',
+          "Second page: 9' ceilings.",
+        ]),
+      },
+    },
+    t.operator,
+  );
+  await t.app.deps.ingestion.queue.idle();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('MCP tool server with the official SDK client', () => {
+  it('connects, lists the five tools with schemas, and runs the typical sequence', async () => {
+    const client = await connect(tokens.pro);
+    expect(client.getServerVersion()?.name).toBe('property-data-service');
+    expect(client.getInstructions()).toMatch(/find-projects-mentioning/);
+    const { tools } = await client.listTools();
+    expect(tools.map((x) => x.name).sort()).toEqual([
+      'fetch-document-context',
+      'find-projects-mentioning',
+      'list-project-documents',
+      'list-projects',
+      'search-document-text',
+    ]);
+    for (const tool of tools) {
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.title).toBeTruthy();
+    }
+    // The SDK validates structuredContent against each tool's outputSchema on every call.
+    const projects = await client.callTool({ name: 'list-projects', arguments: { city: 'Toronto' } });
+    expect(projects.isError).toBeFalsy();
+    expect(projects.structuredContent).toMatchObject({
+      data: [{ name: 'Harbour Lights' }],
+      meta: { page: 1, per_page: 20, total: 1 },
+    });
+
+    const found = await client.callTool({
+      name: 'find-projects-mentioning',
+      arguments: { query: '30 inch gas range' },
+    });
+    const match = (found.structuredContent as any).data[0];
+    expect(match).toMatchObject({
+      project_id: Number(projectId),
+      project_name: 'Harbour Lights',
+      match_count: 1,
+      categories_matched: ['features-finishes'],
+    });
+    expect(JSON.parse((found.content as any)[0].text)).toEqual(found.structuredContent);
+
+    const hits = await client.callTool({
+      name: 'search-document-text',
+      arguments: { query: 'quartz countertops', project_id: match.project_id },
+    });
+    const hit = (hits.structuredContent as any).data[0];
+    expect(hit).toMatchObject({
+      document_name: 'features.pdf',
+      page_number: 1,
+      matched_term: expect.any(String),
+    });
+    expect((hits.structuredContent as any).meta.coverage).toMatchObject({
+      total_active_documents: 2,
+      documents_with_text: 2,
+    });
+
+    const around = await client.callTool({
+      name: 'fetch-document-context',
+      arguments: { chunk_id: hit.chunk_id, after: 1 },
+    });
+    expect((around.structuredContent as any).data.map((c: any) => c.is_center)).toEqual([true, false]);
+
+    const listed = await client.callTool({
+      name: 'list-project-documents',
+      arguments: { project_id: match.project_id },
+    });
+    expect((listed.structuredContent as any).meta).toEqual({
+      project_id: Number(projectId),
+      total_documents: 2,
+      include_historical: false,
+    });
+    await client.close();
+  });
+
+  it('reports tool failures as isError results a model can act on', async () => {
+    const client = await connect(tokens.pro);
+    const bad = await client.callTool({
+      name: 'search-document-text',
+      arguments: { query: 'gas', limit: 99 },
+    });
+    expect(bad.isError).toBe(true);
+    expect((bad.content as any)[0].text).toMatch(/limit must be <= 25/);
+    const stale = await client.callTool({ name: 'fetch-document-context', arguments: { chunk_id: 999999 } });
+    expect(stale.isError).toBe(true);
+    expect((stale.content as any)[0].text).toMatch(/not found/);
+    await expect(client.callTool({ name: 'no-such-tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await client.close();
+  });
+
+  it('applies the plan: essential gets the permission error, pro ignores include_historical, elite sees revisions', async () => {
+    const essential = await connect(tokens.essential);
+    const denied = await essential.callTool({
+      name: 'search-document-text',
+      arguments: { query: 'assignment' },
+    });
+    expect(denied.isError).toBe(true);
+    expect((denied.content as any)[0].text).toMatch(/requires a Pro plan/);
+    await essential.close();
+    const pro = await connect(tokens.pro);
+    const proHist = await pro.callTool({
+      name: 'search-document-text',
+      arguments: { query: 'assignment fee', include_historical: true },
+    });
+    expect((proHist.structuredContent as any).meta.total_chunks_matched).toBe(0);
+    await pro.close();
+    const elite = await connect(tokens.elite);
+    const eliteHist = await elite.callTool({
+      name: 'search-document-text',
+      arguments: { query: 'assignment fee', include_historical: true },
+    });
+    expect((eliteHist.structuredContent as any).data.map((h: any) => h.document_name)).toEqual([
+      'prices-v1.pdf',
+    ]);
+    await elite.close();
+  });
+});
+
+describe('MCP transport rules', () => {
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    t.request('POST', '/mcp', {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.pro}`, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  it('401 with WWW-Authenticate for a missing, bare or bad token', async () => {
+    for (const authorization of [undefined, tokens.pro, 'Bearer pds_mcp_nope']) {
+      const res = await t.request('POST', '/mcp', {
+        headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(
+        `Bearer resource_metadata="${t.config.publicBaseUrl}/.well-known/oauth-protected-resource"`,
+      );
+    }
+    const meta = await t.request('GET', '/.well-known/oauth-protected-resource');
+    expect(meta.json).toMatchObject({
+      resource: `${t.config.publicBaseUrl}/mcp`,
+      authorization_servers: [t.config.publicBaseUrl],
+    });
+  });
+
+  it('protocol errors: parse, batch, unknown method, notifications, methods, versions, origin, size', async () => {
+    expect((await post('{"jsonrpc":')).json.error.code).toBe(-32700);
+    expect((await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }])).json.error.code).toBe(-32600);
+    expect((await post({ jsonrpc: '2.0', id: 2, method: 'resources/list' })).json.error.code).toBe(-32601);
+    expect((await post({ jsonrpc: '2.0', id: 3, method: 'ping' })).json).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      result: {},
+    });
+    const note = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect([note.status, note.text]).toEqual([202, '']);
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'initialize',
+      params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
+    expect(init.json.result.protocolVersion).toBe('2025-11-25');
+    const init2 = await post({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
+    expect(init2.json.result.protocolVersion).toBe('2025-06-18');
+    expect(
+      (await post({ jsonrpc: '2.0', id: 6, method: 'ping' }, { 'mcp-protocol-version': '2020-01-01' }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await post({ jsonrpc: '2.0', id: 7, method: 'ping' }, { origin: 'https://evil.example' })).status,
+    ).toBe(403);
+    const get = await t.request('GET', '/mcp');
+    expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
+    expect((await t.request('DELETE', '/mcp')).status).toBe(405);
+    const huge = await post({
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'list-projects', arguments: { q: 'x'.repeat(1_100_000) } },
+    });
+    expect(huge.status).toBe(413);
+    expect(huge.json.error.code).toBe(-32600);
+    expect((await t.request('GET', '/healthz')).status).toBe(200);
+  });
+});
