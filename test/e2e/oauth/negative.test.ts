@@ -1,5 +1,6 @@
 import { createContext } from '../../../src/context/context.js';
-import { AppError } from '../../../src/errors/catalogue.js';
+import { generateSecret, hashSecret } from '../../../src/auth/secret.js';
+import { AccessTokenSchema } from '../../../src/entities/index.js';
 import type { TestApp } from '../../support/app.js';
 import { addMember, createTeam, createUser, setPlan } from '../../support/factories.js';
 import { signIn } from '../../integration/settings/session-graphql.js';
@@ -30,17 +31,17 @@ async function agentMember(tier = 'agent') {
   return { team, user };
 }
 
-/** The outcome of using an access token on the tool server (the one context, transport mcp). */
-async function onMcp(accessToken: string): Promise<string> {
-  try {
-    const ctx = await createContext(
-      { transport: 'mcp', authorization: `Bearer ${accessToken}`, ip: '10.2.2.2', requestId: 'neg' },
-      t.app.deps,
-    );
-    return `accepted as ${ctx.viewer?.credential.kind}`;
-  } catch (err) {
-    return err instanceof AppError ? err.code : String(err);
-  }
+/** Uses an access token on the tool server (a JSON-RPC ping to /mcp): 200 accepted, 401 refused. */
+async function onMcp(accessToken: string): Promise<number> {
+  const res = await t.request('POST', '/mcp', {
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  });
+  return res.status;
 }
 
 /** A complete grant: client, code, tokens. */
@@ -68,11 +69,11 @@ describe('authorization code + PKCE', () => {
   it('refuses a reused code with invalid_grant and revokes the tokens it produced', async () => {
     const { user } = await agentMember();
     const { clientId, code, verifier, tokens } = await connect(user);
-    expect(await onMcp(tokens.access_token)).toBe('accepted as oauth-token');
+    expect(await onMcp(tokens.access_token)).toBe(200);
     const again = await exchange(t, { clientId, code, verifier });
     expect(again.status).toBe(400);
     expect(again.json.error).toBe('invalid_grant');
-    expect(await onMcp(tokens.access_token)).toBe('CREDENTIAL_INVALID');
+    expect(await onMcp(tokens.access_token)).toBe(401);
     expect((await refresh(t, clientId, tokens.refresh_token)).json.error).toBe('invalid_grant');
   });
 
@@ -154,6 +155,32 @@ describe('resource indicators (RFC 8707)', () => {
     expect(back.searchParams.get('error')).toBe('invalid_target');
   });
 
+  it('/mcp refuses a connector token bound to another resource', async () => {
+    const { team, user } = await agentMember();
+    const secret = generateSecret('oat');
+    const em = t.app.db.orm.em.fork();
+    em.create(AccessTokenSchema, {
+      team: Number(team.id),
+      user: Number(user.id),
+      kind: 'oauth',
+      name: 'elsewhere',
+      prefix: secret.slice(0, 12),
+      secretHash: hashSecret(secret),
+      scopes: ['mcp'],
+      clientId: 'other',
+      resource: 'https://other.example/mcp',
+      expiresAt: new Date(Date.now() + 60_000),
+    });
+    await em.flush();
+    const res = await t.request('POST', '/mcp', {
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.json.error.message).toMatch(/issued for https:\/\/other\.example\/mcp/);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata=/);
+  });
+
   it('binds tokens to /mcp: a token request for another resource is refused, and /graphql refuses the token', async () => {
     const { user } = await agentMember();
     const clientId = await registerClient(t);
@@ -169,7 +196,7 @@ describe('resource indicators (RFC 8707)', () => {
     expect(wrong.json.error).toBe('invalid_target');
     const ok = await exchange(t, { clientId, code, verifier, resource });
     expect(ok.status).toBe(200);
-    expect(await onMcp(ok.json.access_token)).toBe('accepted as oauth-token');
+    expect(await onMcp(ok.json.access_token)).toBe(200);
     const gql = await t.gql('{ viewer { credentialKind } }', {}, ok.json.access_token);
     expect(gql.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect(gql.errors?.[0]?.message).toMatch(/issued for .*\/mcp, not for .*\/graphql/);
@@ -183,9 +210,9 @@ describe('tokens follow the subscription and the membership on every request', (
   ])('team %s: the access token and the refresh token stop working', async (_name, change) => {
     const { team, user } = await agentMember();
     const { clientId, tokens } = await connect(user);
-    expect(await onMcp(tokens.access_token)).toBe('accepted as oauth-token');
+    expect(await onMcp(tokens.access_token)).toBe(200);
     await setPlan(t, team.id, change);
-    expect(await onMcp(tokens.access_token)).toBe('CREDENTIAL_INVALID');
+    expect(await onMcp(tokens.access_token)).toBe(401);
     const res = await refresh(t, clientId, tokens.refresh_token);
     expect(res.status).toBe(400);
     expect(res.json.error).toBe('invalid_grant');
@@ -199,7 +226,7 @@ describe('tokens follow the subscription and the membership on every request', (
       t: team.id,
       u: user.id,
     });
-    expect(await onMcp(tokens.access_token)).toBe('CREDENTIAL_INVALID');
+    expect(await onMcp(tokens.access_token)).toBe(401);
     const res = await refresh(t, clientId, tokens.refresh_token);
     expect(res.json).toMatchObject({ error: 'invalid_grant' });
     expect(res.json.error_description).toMatch(/no longer a member/);
@@ -214,11 +241,11 @@ describe('refresh-token rotation', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.headers.get('cache-control')).toBe('no-store');
     expect(rotated.json.refresh_token).not.toBe(tokens.refresh_token);
-    expect(await onMcp(rotated.json.access_token)).toBe('accepted as oauth-token');
+    expect(await onMcp(rotated.json.access_token)).toBe(200);
 
     const replay = await refresh(t, clientId, tokens.refresh_token);
     expect(replay.json.error).toBe('invalid_grant');
-    expect(await onMcp(rotated.json.access_token)).toBe('CREDENTIAL_INVALID');
+    expect(await onMcp(rotated.json.access_token)).toBe(401);
     expect((await refresh(t, clientId, rotated.json.refresh_token)).json.error).toBe('invalid_grant');
   });
 
@@ -259,7 +286,7 @@ describe('refresh-token rotation', () => {
       body: new URLSearchParams({ client_id: clientId, token: tokens.refresh_token }).toString(),
     });
     expect(res.status).toBe(200);
-    expect(await onMcp(tokens.access_token)).toBe('CREDENTIAL_INVALID');
+    expect(await onMcp(tokens.access_token)).toBe(401);
     expect((await refresh(t, clientId, tokens.refresh_token)).json.error).toBe('invalid_grant');
   });
 });
@@ -283,7 +310,7 @@ describe('team settings see and end connections', () => {
       id: connection.id,
     });
     expect(revoked.errors).toBeUndefined();
-    expect(await onMcp(tokens.access_token)).toBe('CREDENTIAL_INVALID');
+    expect(await onMcp(tokens.access_token)).toBe(401);
     expect((await refresh(t, clientId, tokens.refresh_token)).json.error).toBe('invalid_grant');
   });
 });
