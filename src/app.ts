@@ -18,6 +18,7 @@ import { registerGraphQL } from './http/graphql.plugin.js';
 import { buildHttpServer } from './http/server.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
+import { registerRest } from '../facades/rest/rest.plugin.js';
 
 export interface App {
   server: FastifyInstance;
@@ -96,6 +97,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerGraphQL(server, schema, deps);
   await registerOAuth(server, deps);
   await registerMcp(server, schema, deps);
+  await registerRest(server, schema, deps);
   if (opts.worker ?? true) await ingestion.startWorker();
 
   let closed = false;

@@ -109,6 +109,7 @@ function rateLimited(decision: RateDecision): AppError {
   const retry = decision.retryAfterSeconds ?? decision.resetSeconds;
   return new AppError('RATE_LIMITED', `Rate limit exceeded: retry in ${retry} seconds`, {
     retryAfterSeconds: retry,
+    rate: { limit: decision.limit, remaining: decision.remaining, resetSeconds: decision.resetSeconds },
   });
 }
 

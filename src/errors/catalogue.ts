@@ -52,6 +52,8 @@ export interface AppErrorDetails {
   scope?: string;
   requiredPlans?: string[];
   retryAfterSeconds?: number;
+  /** The limiter's decision, for rate-limit headers on a refused request. */
+  rate?: { limit: number; remaining: number; resetSeconds: number };
 }
 
 export class AppError extends Error {

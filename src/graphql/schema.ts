@@ -6,6 +6,7 @@ import { buildSchema, createResolversMap } from 'type-graphql';
 import type { RequestContext } from '../context/context.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
 import { SearchResolver } from '../search/search.resolver.js';
+import { FusionResolver } from '../fusion/fusion.resolver.js';
 import { AdminResolver } from './resolvers/admin.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
 import { TeamSettingsResolver } from './resolvers/team-settings.resolver.js';
@@ -24,6 +25,7 @@ export const RESOLVERS = [
   TeamSettingsResolver,
   IngestionResolver,
   SearchResolver,
+  FusionResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | null = null;

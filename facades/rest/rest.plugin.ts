@@ -1,0 +1,172 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
+import type { z } from 'zod';
+import type { RateDecision } from '../../src/auth/rate-limit.js';
+import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
+import type { FusionScope } from '../../src/entities/enums.js';
+import { AppError } from '../../src/errors/catalogue.js';
+import { loadOperation, runOperation, type FacadeOperation } from '../operation.js';
+import { buildOpenApi } from './openapi.js';
+import { FloorPlanMatchRequestSchema } from './rest.schemas.js';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+function rateHeaders(
+  reply: FastifyReply,
+  rate: Pick<RateDecision, 'limit' | 'remaining' | 'resetSeconds'>,
+): void {
+  void reply.header('x-ratelimit-limit', rate.limit);
+  void reply.header('x-ratelimit-remaining', rate.remaining);
+  void reply.header('x-ratelimit-reset', rate.resetSeconds);
+}
+
+/** The one place the Fusion APIs map the error catalogue to HTTP: bodies exactly as the spec's Errors table. */
+function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+  if (err.details.rate) rateHeaders(reply, err.details.rate);
+  switch (err.code) {
+    case 'RATE_LIMITED':
+      return reply
+        .code(429)
+        .header('retry-after', String(err.details.retryAfterSeconds ?? 60))
+        .send('');
+    case 'PLAN_UPGRADE_REQUIRED':
+      return reply.code(403).send({ message: err.message, scope: err.details.scope, upgrade_required: true });
+    case 'BAD_USER_INPUT':
+      return reply
+        .code(422)
+        .send({ message: err.message, errors: err.details.fields ?? { request: [err.message] } });
+    case 'INTERNAL':
+      return reply.code(500).send({ message: 'Internal server error' });
+    case 'CREDENTIAL_MISSING':
+    case 'CREDENTIAL_INVALID':
+    case 'FORBIDDEN':
+    case 'SCOPE_MISSING':
+    case 'NOT_FOUND':
+    case 'CONFLICT':
+      return reply.code(err.httpStatus).send({ message: err.message });
+  }
+}
+
+function validationError(error: z.ZodError): AppError {
+  const fields: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const path = issue.path.map(String).join('.') || 'body';
+    (fields[path] ??= []).push(issue.message);
+  }
+  return new AppError('BAD_USER_INPUT', 'The request body failed validation', { fields });
+}
+
+/**
+ * The Fusion REST APIs under /api/v1: each route is a GraphQL operation on the one schema run
+ * with the one context. Order of checks: credential → scope → plan → rate limit → validation.
+ */
+export async function registerRest(
+  app: FastifyInstance,
+  schema: GraphQLSchema,
+  deps: AppDeps,
+): Promise<void> {
+  const dir = import.meta.dirname;
+  const ops = {
+    buildingLink: loadOperation(schema, dir, 'building-link.graphql'),
+    floorPlanMatch: loadOperation(schema, dir, 'floorplan-match.graphql'),
+  };
+  const openapi = buildOpenApi();
+
+  async function run(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    scope: FusionScope,
+    op: FacadeOperation,
+    variables: (ctx: RequestContext) => Record<string, unknown>,
+  ): Promise<FastifyReply> {
+    let ctx: RequestContext;
+    try {
+      ctx = await createContext(
+        {
+          transport: 'rest',
+          authorization: request.headers.authorization,
+          ip: request.ip,
+          requestId: request.id,
+          scope,
+          ratePolicy: scope,
+        },
+        deps,
+      );
+    } catch (err) {
+      if (err instanceof AppError) return sendError(reply, err);
+      throw err;
+    }
+    if (ctx.rate) rateHeaders(reply, ctx.rate);
+    try {
+      const data = await runOperation<{ result: unknown }>(schema, op, variables(ctx), ctx);
+      return reply.send(data.result);
+    } catch (err) {
+      if (err instanceof AppError && err.code !== 'INTERNAL') return sendError(reply, err);
+      deps.log.error(
+        { err: err instanceof AppError ? (err.cause ?? err) : err, requestId: request.id },
+        'fusion API failed',
+      );
+      return sendError(reply, new AppError('INTERNAL'));
+    }
+  }
+
+  await app.register(
+    (api, _opts, done) => {
+      api.removeAllContentTypeParsers();
+      api.addContentTypeParser(
+        ['application/json'],
+        { parseAs: 'string', bodyLimit: MAX_BODY_BYTES },
+        (_req, body, next) => {
+          try {
+            next(null, JSON.parse(body as string));
+          } catch {
+            next(Object.assign(new Error('Malformed JSON body'), { statusCode: 400 }));
+          }
+        },
+      );
+      api.setErrorHandler((err: { statusCode?: number; message: string; code?: string }, _req, reply) => {
+        if (err.statusCode === 413) return reply.code(413).send({ message: 'Request body larger than 1 MB' });
+        if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+          return reply.code(415).send({ message: 'Send the body as application/json' });
+        }
+        if (err.statusCode && err.statusCode < 500)
+          return reply.code(err.statusCode).send({ message: err.message });
+        deps.log.error({ err }, 'fusion API transport error');
+        return reply.code(500).send({ message: 'Internal server error' });
+      });
+      api.setNotFoundHandler((request, reply) =>
+        reply.code(404).send({ message: `No route ${request.method} ${request.url}` }),
+      );
+
+      api.get('/openapi.json', () => openapi);
+      api.get<{ Params: { id: string } }>('/building-links/:id', (request, reply) =>
+        run(request, reply, 'building-links', ops.buildingLink, () => ({ id: request.params.id })),
+      );
+      api.post('/floorplan-match', (request, reply) => {
+        let listings: unknown;
+        return run(request, reply, 'floorplan-match', ops.floorPlanMatch, () => {
+          const parsed = FloorPlanMatchRequestSchema.safeParse(request.body);
+          if (!parsed.success) throw validationError(parsed.error);
+          listings = parsed.data.listings;
+          return { listings };
+        });
+      });
+      for (const [url, allow] of [
+        ['/building-links/:id', 'GET'],
+        ['/floorplan-match', 'POST'],
+      ] as const) {
+        api.route({
+          method: ['PUT', 'PATCH', 'DELETE', ...(allow === 'GET' ? (['POST'] as const) : (['GET'] as const))],
+          url,
+          handler: (_req, reply) =>
+            reply
+              .code(405)
+              .header('allow', allow)
+              .send({ message: `Use ${allow}` }),
+        });
+      }
+      done();
+    },
+    { prefix: '/api/v1' },
+  );
+}
