@@ -89,7 +89,8 @@ export class PgBossQueue implements ExtractionQueue {
   async idle(): Promise<void> {
     await this.ensureStarted();
     for (;;) {
-      const queued = await this.boss.getQueueSize(EXTRACTION_QUEUE);
+      // Active jobs count too: a fetched job is active before its handler starts running here.
+      const queued = await this.boss.getQueueSize(EXTRACTION_QUEUE, { before: 'completed' });
       if (queued === 0 && this.running === 0) return;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
 import { CATEGORIES, type Category } from '../entities/enums.js';
 import { AppError, badInput } from '../errors/catalogue.js';
-import { buildExcerpt, buildPrefilterTsquerySql, countMatches, findFirstMatch } from './match.js';
+import { buildExcerpt, buildPrefilterTsquerySql, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
 import { expandQuery } from './synonyms.js';
 import type {
@@ -34,8 +34,23 @@ export interface Scope {
 
 const MAX_QUERY_LENGTH = 200;
 
+/** Quote pairs a model often wraps a phrase in; `30"` alone is an inch mark and is kept. */
+const WRAPPING_QUOTES: Record<string, string> = {
+  '"': '"',
+  "'": "'",
+  '\u201c': '\u201d',
+  '\u2018': '\u2019',
+  '\u00ab': '\u00bb',
+};
+
+function unwrapQuotes(q: string): string {
+  const close = WRAPPING_QUOTES[q[0]];
+  if (q.length >= 3 && close !== undefined && q.endsWith(close)) return q.slice(1, -1).trim();
+  return q;
+}
+
 export function validateQuery(query: string): string {
-  const q = query.trim();
+  const q = unwrapQuotes(query.trim());
   if (!q) throw badInput('query', 'must not be empty');
   if (q.length > MAX_QUERY_LENGTH) throw badInput('query', `must be at most ${MAX_QUERY_LENGTH} characters`);
   return q;
@@ -105,19 +120,14 @@ async function coverage(query: Query, scope: Scope, candidates: number): Promise
   };
 }
 
+/** What the pre-filter returns per candidate: enough to post-filter, rank and group, no more. */
 interface Candidate {
   chunk_id: number;
   chunk_index: number;
-  page_number: number;
-  raw_text: string;
-  search_text: string;
-  text_hash: string;
-  extraction_id: number;
   document_id: number;
-  document_name: string;
-  category: string;
   project_id: number;
-  project_name: string;
+  category: string;
+  search_text: string;
   rank: number;
 }
 
@@ -128,6 +138,17 @@ interface Hit {
   end: number;
 }
 
+/** What a hit shows: read for the returned hits only, not for every candidate. */
+interface HitDetails {
+  chunk_id: number;
+  page_number: number;
+  raw_text: string;
+  text_hash: string;
+  extraction_id: number;
+  document_name: string;
+  project_name: string;
+}
+
 async function twoStage(
   query: Query,
   terms: string[],
@@ -136,14 +157,13 @@ async function twoStage(
   const where = scopeSql(scope, 1);
   const tsq = buildPrefilterTsquerySql(terms, where.params.length + 1);
   if (tsq.params.length === 0) return { hits: [], candidates: 0 };
+  // `c.project_id = d.project_id` lets the planner carry a project scope to the chunk's own index.
   const rows = await query<Candidate>(
-    `select c.id as chunk_id, c.chunk_index, c.page_number, c.raw_text, c.search_text, c.text_hash, c.extraction_id,
-            d.id as document_id, d.name as document_name, d.category, p.id as project_id, p.name as project_name,
+    `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.search_text,
             ts_rank(c.search_vector, q.tsq) as rank
        from (select ${tsq.sql} as tsq) q
        join chunk c on c.search_vector @@ q.tsq
-       join document d on d.current_extraction_id = c.extraction_id
-       join project p on p.id = d.project_id
+       join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
       where ${where.sql}`,
     [...where.params, ...tsq.params],
   );
@@ -161,25 +181,41 @@ async function twoStage(
   return { hits, candidates: rows.length };
 }
 
-function excerptOf(hit: Hit): string {
-  const { offsets } = normalize(hit.candidate.raw_text);
-  return buildExcerpt(hit.candidate.raw_text, offsets, hit.start, hit.end);
+async function hitDetails(query: Query, hits: Hit[]): Promise<Map<number, HitDetails>> {
+  if (hits.length === 0) return new Map();
+  const rows = await query<HitDetails>(
+    `select c.id as chunk_id, c.page_number, c.raw_text, c.text_hash, c.extraction_id,
+            d.name as document_name, p.name as project_name
+       from chunk c join document d on d.id = c.document_id join project p on p.id = c.project_id
+      where c.id = any($1::int[])`,
+    [hits.map((h) => h.candidate.chunk_id)],
+  );
+  return new Map(rows.map((r) => [r.chunk_id, r]));
 }
 
-function toChunkHit(hit: Hit): ChunkHit {
+function excerptOf(hit: Hit, details: HitDetails): string {
+  const { offsets } = normalize(details.raw_text);
+  return buildExcerpt(details.raw_text, offsets, hit.start, hit.end);
+}
+
+function toChunkHit(hit: Hit, details: HitDetails): ChunkHit {
   const c = hit.candidate;
   return {
     chunkId: c.chunk_id,
     projectId: c.project_id,
-    projectName: c.project_name,
+    projectName: details.project_name,
     documentId: c.document_id,
-    documentName: c.document_name,
+    documentName: details.document_name,
     category: c.category,
-    pageNumber: c.page_number,
-    excerpt: excerptOf(hit),
+    pageNumber: details.page_number,
+    excerpt: excerptOf(hit, details),
     matchedTerm: hit.term,
-    extractionId: c.extraction_id,
-    stableCitation: { documentId: c.document_id, pageNumber: c.page_number, textHash: c.text_hash },
+    extractionId: details.extraction_id,
+    stableCitation: {
+      documentId: c.document_id,
+      pageNumber: details.page_number,
+      textHash: details.text_hash,
+    },
   };
 }
 
@@ -208,8 +244,14 @@ export async function searchDocumentText(
   const { terms } = expandQuery(q);
   const query = await nativeQuery(em);
   const { hits, candidates } = await twoStage(query, terms, scope);
+  const shown = hits.slice(0, limit);
+  const details = await hitDetails(query, shown);
   return {
-    data: hits.slice(0, limit).map(toChunkHit),
+    // A chunk removed between the two reads (a re-index switched) is left out, never half-shown.
+    data: shown.flatMap((h) => {
+      const d = details.get(h.candidate.chunk_id);
+      return d ? [toChunkHit(h, d)] : [];
+    }),
     meta: {
       query: q,
       expandedTerms: terms,
@@ -236,34 +278,45 @@ export async function findProjectsMentioning(
   const { terms } = expandQuery(q);
   const query = await nativeQuery(em);
   const { hits, candidates } = await twoStage(query, terms, scope);
-  const byProject = new Map<
-    number,
-    { hits: Hit[]; mentions: number; rank: number; categories: Set<string> }
-  >();
+  const byProject = new Map<number, { hits: Hit[]; rank: number; categories: Set<string> }>();
   for (const hit of hits) {
     const entry = byProject.get(hit.candidate.project_id) ?? {
       hits: [],
-      mentions: 0,
       rank: 0,
       categories: new Set(),
     };
     entry.hits.push(hit);
-    entry.mentions += countMatches(hit.candidate.search_text, terms);
     entry.rank += hit.candidate.rank;
     entry.categories.add(hit.candidate.category);
     byProject.set(hit.candidate.project_id, entry);
   }
-  const ranked: (ProjectMatch & { rank: number })[] = [...byProject.values()].map((e) => ({
-    projectId: e.hits[0].candidate.project_id,
-    projectName: e.hits[0].candidate.project_name,
-    matchCount: e.hits.length,
-    categoriesMatched: [...e.categories].sort(),
-    bestExcerpt: excerptOf(e.hits[0]),
-    rank: e.rank,
-  }));
-  ranked.sort((a, b) => b.matchCount - a.matchCount || b.rank - a.rank || a.projectId - b.projectId);
+  const ranked = [...byProject.values()].sort(
+    (a, b) =>
+      b.hits.length - a.hits.length ||
+      b.rank - a.rank ||
+      a.hits[0].candidate.project_id - b.hits[0].candidate.project_id,
+  );
+  const shown = ranked.slice(0, limit);
+  const details = await hitDetails(
+    query,
+    shown.map((e) => e.hits[0]),
+  );
+  const data: ProjectMatch[] = shown.flatMap((e) => {
+    const best = e.hits[0];
+    const d = details.get(best.candidate.chunk_id);
+    if (!d) return [];
+    return [
+      {
+        projectId: best.candidate.project_id,
+        projectName: d.project_name,
+        matchCount: e.hits.length,
+        categoriesMatched: [...e.categories].sort(),
+        bestExcerpt: excerptOf(best, d),
+      },
+    ];
+  });
   return {
-    data: ranked.slice(0, limit).map(({ rank: _rank, ...match }) => match),
+    data,
     meta: {
       query: q,
       expandedTerms: terms,

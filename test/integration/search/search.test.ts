@@ -135,6 +135,20 @@ describe('search-document-text', () => {
     }
   });
 
+  it('drops quotes wrapped around a phrase but keeps a trailing inch mark', async () => {
+    for (const q of ['"quartz countertops"', '\u201cquartz countertops\u201d', "'quartz countertops'"]) {
+      const meta = (await search({ q })).data.searchDocumentText.meta;
+      expect({ q, query: meta.query, n: meta.totalChunksMatched }).toEqual({
+        q,
+        query: 'quartz countertops',
+        n: 3,
+      });
+    }
+    const inch = (await search({ q: '30" gas range' })).data.searchDocumentText.meta;
+    expect(inch.query).toBe('30" gas range');
+    expect(inch.totalChunksMatched).toBe(4);
+  });
+
   it('an absent term returns 0 with coverage still filled', async () => {
     const res = await search({ q: 'rooftop helipad', p: Number(harbour) });
     expect(res.data.searchDocumentText.data).toEqual([]);
