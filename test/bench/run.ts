@@ -1,0 +1,401 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { runOperation } from '../../facades/operation.js';
+import { createApp, type App } from '../../src/app.js';
+import { RATE_POLICIES, type RatePolicyName } from '../../src/auth/rate-limit.js';
+import { loadConfig } from '../../src/config.js';
+import { createContext } from '../../src/context/context.js';
+import { seedDemo } from '../../src/demo/seed.js';
+import { autocannon, bareRoute, ServerTimings, type LoadFigure } from './http.bench.js';
+import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
+import { runSearchBench, type SearchBenchResult } from './search.bench.js';
+import { closedLoop, latency, ratio, type Latency } from './stats.js';
+
+/**
+ * `npm run bench`: every figure the issues ask for, each against a baseline measured in the same
+ * run (machines are noisy; ratios are what compare). Needs PostgreSQL: BENCH_DATABASE_URL or
+ * DATABASE_URL (a maintenance database such as .../postgres), else the local default; a fresh
+ * database is created for the run and dropped after. Never gates CI.
+ *
+ *   npm run bench -- [--only ingest,search,mcp,rest] [--chunks 1000000] [--iterations 200] [--seconds 10]
+ */
+
+const { values: flags } = parseArgs({
+  options: {
+    only: { type: 'string', default: 'ingest,search,mcp,rest' },
+    chunks: { type: 'string', default: '1000000' },
+    iterations: { type: 'string', default: '200' },
+    seconds: { type: 'string', default: '10' },
+    out: { type: 'string', default: 'bench-report.json' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const only = new Set(flags.only.split(',').map((s) => s.trim()));
+const seconds = Number(flags.seconds);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const ADMIN_TOKEN = `bench-${randomBytes(16).toString('hex')}`;
+
+/** The bench measures work, not the limiter's refusals: every policy gets a limit it cannot reach. */
+const UNLIMITED = Object.fromEntries(
+  Object.entries(RATE_POLICIES).map(([name, policy]) => [name, { ...policy, points: 1_000_000_000 }]),
+) as Record<RatePolicyName, (typeof RATE_POLICIES)[RatePolicyName]>;
+
+async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base =
+    process.env.BENCH_DATABASE_URL ??
+    process.env.DATABASE_URL ??
+    'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `pds_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: base });
+  try {
+    await admin.connect();
+  } catch (err) {
+    throw new Error(`the benchmark needs PostgreSQL (set BENCH_DATABASE_URL): ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      if (flags.keep) {
+        log(`kept database ${name}`);
+        return;
+      }
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+interface FacadeFigure {
+  facade: LoadFigure;
+  inProcess?: { perSecond: number } & Latency;
+  bare: LoadFigure;
+  serverSide: Latency;
+  /** Facade p95 over in-process p95 (MCP) or over the bare route's p95 (REST). */
+  p95Ratio: number;
+  throughputRatio: number;
+  responseBytes: number;
+}
+
+interface Report {
+  date: string;
+  node: string;
+  cpus: number;
+  ingest?: IngestBenchResult;
+  search?: Omit<SearchBenchResult, 'tools' | 'schema' | 'projectIds'>;
+  mcp?: FacadeFigure & { goal: string; connections: number };
+  rest?: {
+    floorplanMatch: FacadeFigure & { listings: number };
+    buildingLink: FacadeFigure;
+    goal: string;
+    connections: number;
+  };
+}
+
+async function main(): Promise<void> {
+  const { cpus } = await import('node:os');
+  const report: Report = { date: new Date().toISOString(), node: process.version, cpus: cpus().length };
+
+  if (only.has('ingest')) {
+    log('ingest: 10 projects of generated PDFs, end to end against raw unpdf');
+    const db = await freshDatabase();
+    try {
+      report.ingest = await runIngestBench({ databaseUrl: db.url });
+    } finally {
+      await db.drop();
+    }
+    log(`  ingest: ${JSON.stringify(report.ingest)}`);
+  }
+
+  if (only.has('search') || only.has('mcp') || only.has('rest')) {
+    const db = await freshDatabase();
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: db.url,
+      PDS_ADMIN_TOKEN: ADMIN_TOKEN,
+      RATE_LIMIT_STORE: 'memory',
+      DEMO_SEED: 'off',
+      HOST: '127.0.0.1',
+      PORT: '0',
+    });
+    const app = await createApp(config, { logger: false, policies: UNLIMITED, worker: false });
+    const timings = new ServerTimings(app.server);
+    const setBare = bareRoute(app.server, '/bench/bare');
+    try {
+      const demo = await seedDemo(app);
+      await app.server.listen({ host: '127.0.0.1', port: 0 });
+      const address = app.server.server.address();
+      if (!address || typeof address === 'string')
+        throw new Error('the bench server is not listening on TCP');
+      const baseUrl = `http://127.0.0.1:${address.port}`;
+      const pro = demo.teams.find((t) => t.plan === 'pro')!;
+      const search = await runSearchBench({
+        app,
+        databaseUrl: db.url,
+        token: pro.mcpToken,
+        chunks: only.has('search') ? Number(flags.chunks) : 1000,
+        iterations: only.has('search') ? Number(flags.iterations) : 10,
+        log,
+      });
+      if (only.has('search')) {
+        const { tools: _t, schema: _s, projectIds: _p, ...figures } = search;
+        report.search = figures;
+      }
+      if (only.has('mcp')) {
+        report.mcp = await mcpBench(app, baseUrl, pro.mcpToken, search, timings, setBare);
+        log(`  mcp: ${JSON.stringify(report.mcp)}`);
+      }
+      if (only.has('rest')) {
+        report.rest = await restBench(app, baseUrl, pro.apiKey!, timings, setBare);
+        log(`  rest: ${JSON.stringify(report.rest)}`);
+      }
+    } finally {
+      await app.close();
+      await db.drop();
+    }
+  }
+
+  writeFileSync(flags.out, JSON.stringify(report, null, 2));
+  process.stdout.write(formatReport(report));
+  log(`\nfull figures: ${flags.out}`);
+}
+
+async function mcpBench(
+  app: App,
+  baseUrl: string,
+  token: string,
+  search: Awaited<ReturnType<typeof runSearchBench>>,
+  timings: ServerTimings,
+  setBare: (body: string) => void,
+): Promise<NonNullable<Report['mcp']>> {
+  const connections = 32;
+  const projectId = search.projectIds[0];
+  const args = { query: 'quartz countertops', project_id: projectId };
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'search-document-text', arguments: args },
+  });
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${token}`,
+    'mcp-protocol-version': '2025-06-18',
+  };
+  const probe = await fetch(`${baseUrl}/mcp`, { method: 'POST', headers, body });
+  const probeText = await probe.text();
+  if (probe.status !== 200 || !probeText.includes('structuredContent'))
+    throw new Error(`MCP probe failed: ${probe.status} ${probeText.slice(0, 300)}`);
+  setBare(probeText);
+
+  log('  mcp: facade under autocannon');
+  timings.reset();
+  const facade = await autocannon(
+    baseUrl,
+    { path: '/mcp', method: 'POST', headers, body },
+    { connections, seconds },
+  );
+  const serverSide = timings.of('/mcp');
+  log('  mcp: bare route');
+  const bare = await autocannon(
+    baseUrl,
+    { path: '/bench/bare', method: 'POST', headers, body },
+    { connections, seconds },
+  );
+  log('  mcp: the same GraphQL operation in process');
+  const tool = search.tools.get('search-document-text')!;
+  const inProcess = await closedLoop(
+    async () => {
+      const ctx = await createContext(
+        {
+          transport: 'mcp',
+          authorization: `Bearer ${token}`,
+          ip: '127.0.0.1',
+          requestId: 'bench',
+          ratePolicy: 'mcp',
+        },
+        app.deps,
+      );
+      await runOperation(search.schema, tool.operation, args, ctx);
+    },
+    connections,
+    seconds * 1000,
+  );
+  const inLatency = latency(inProcess.latencies);
+  return {
+    connections,
+    facade,
+    inProcess: { perSecond: inProcess.perSecond, ...inLatency },
+    bare,
+    serverSide,
+    p95Ratio: ratio(facade.p95, inLatency.p95),
+    throughputRatio: ratio(facade.perSecond, inProcess.perSecond),
+    responseBytes: Buffer.byteLength(probeText),
+    goal: 'the facade adds ≤ 20% to the in-process operation latency (p95 ratio ≤ 1.2)',
+  };
+}
+
+async function restBench(
+  app: App,
+  baseUrl: string,
+  apiKey: string,
+  timings: ServerTimings,
+  setBare: (body: string) => void,
+): Promise<NonNullable<Report['rest']>> {
+  const connections = 16;
+  const client = app.db.orm.em.fork().getConnection();
+  const plans = await client.execute<
+    {
+      building_id: number;
+      bedrooms: number;
+      dens: number;
+      bathrooms: number;
+      interior_sqft: number | null;
+      exposure: string | null;
+      unit_numbers: string[];
+      stacks: string[];
+      floor_min: number | null;
+    }[]
+  >(
+    `select building_id, bedrooms, dens, bathrooms, interior_sqft, exposure, unit_numbers, stacks, floor_min
+       from floor_plan where building_id is not null order by id limit 100`,
+  );
+  // 100 listings as an integrator sends them: some with a scheduled unit, most described only.
+  const listings = Array.from({ length: 100 }, (_, i) => {
+    const p = plans[i % plans.length];
+    const unit =
+      i % 4 === 0 && p.unit_numbers.length
+        ? p.unit_numbers[0]
+        : p.stacks.length && p.floor_min
+          ? `${p.floor_min + (i % 5)}${p.stacks[0]}`
+          : undefined;
+    return {
+      ref: `listing-${i}`,
+      building_id: p.building_id,
+      unit_number: unit,
+      bedrooms: p.bedrooms,
+      dens: p.dens,
+      bathrooms: p.bathrooms,
+      interior_sqft: p.interior_sqft ? p.interior_sqft + ((i % 7) - 3) * 5 : undefined,
+      exposure: p.exposure ?? undefined,
+    };
+  });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` };
+  const matchBody = JSON.stringify({ listings });
+
+  async function measure(
+    path: string,
+    route: string,
+    method: 'GET' | 'POST',
+    body?: string,
+  ): Promise<FacadeFigure> {
+    const probe = await fetch(baseUrl + path, { method, headers, body });
+    const text = await probe.text();
+    if (probe.status !== 200) throw new Error(`REST probe ${path}: ${probe.status} ${text.slice(0, 300)}`);
+    setBare(text);
+    log(`  rest: ${path} under autocannon`);
+    timings.reset();
+    const facade = await autocannon(baseUrl, { path, method, headers, body }, { connections, seconds });
+    const serverSide = timings.of(route);
+    log('  rest: bare route');
+    const bare = await autocannon(
+      baseUrl,
+      { path: '/bench/bare', method, headers, body },
+      { connections, seconds },
+    );
+    return {
+      facade,
+      bare,
+      serverSide,
+      p95Ratio: ratio(facade.p95, bare.p95),
+      throughputRatio: ratio(facade.perSecond, bare.perSecond),
+      responseBytes: Buffer.byteLength(text),
+    };
+  }
+
+  const floorplanMatch = {
+    listings: listings.length,
+    ...(await measure('/api/v1/floorplan-match', '/api/v1/floorplan-match', 'POST', matchBody)),
+  };
+  const buildingLink = await measure(
+    `/api/v1/building-links/${plans[0].building_id}`,
+    '/api/v1/building-links/:id',
+    'GET',
+  );
+  return {
+    connections,
+    floorplanMatch,
+    buildingLink,
+    goal: 'Floor Plan Match (100 listings): server-side p95 ≤ 20 ms and throughput ≥ 0.5× a bare route of the same body size',
+  };
+}
+
+function formatReport(r: Report): string {
+  const lines = [`# Benchmark report (${r.date}, Node ${r.node}, ${r.cpus} CPUs)`, ''];
+  if (r.ingest) {
+    lines.push(
+      '## Ingestion',
+      `${r.ingest.documents} PDFs, ${r.ingest.pages} pages: end to end ${r.ingest.endToEndPagesPerSecond} pages/s, raw unpdf ${r.ingest.rawPagesPerSecond} pages/s, ratio ${r.ingest.ratio} (goal: ${r.ingest.goal})`,
+      '',
+    );
+  }
+  if (r.search) {
+    lines.push(
+      `## Search (${r.search.chunks.toLocaleString('en')} chunks in ${r.search.projects} projects, loaded with COPY in ${r.search.loadSeconds} s)`,
+      '| query | share | operation | scope | matched | p50 ms | p95 ms | raw p95 ms | p95 ratio |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...r.search.figures.map(
+        (f) =>
+          `| ${f.query} | ${f.share} | ${f.tool} | ${f.scope} | ${f.matched} | ${f.service.p50} | ${f.service.p95} | ${f.raw.p95} | ${f.p95Ratio} |`,
+      ),
+      ...r.search.goals.map((g) => `Goal: ${g}`),
+      '',
+    );
+  }
+  if (r.mcp) {
+    const m = r.mcp;
+    lines.push(
+      `## MCP tools/call search-document-text (${m.connections} connections, ${m.responseBytes}-byte response)`,
+      '| path | req/s | p50 ms | p95 ms |',
+      '|---|---|---|---|',
+      `| /mcp facade | ${m.facade.perSecond} | ${m.facade.p50} | ${m.facade.p95} |`,
+      `| same operation in process | ${m.inProcess!.perSecond} | ${m.inProcess!.p50} | ${m.inProcess!.p95} |`,
+      `| bare Fastify route, same body | ${m.bare.perSecond} | ${m.bare.p50} | ${m.bare.p95} |`,
+      `Server-side /mcp p50 ${m.serverSide.p50} ms, p95 ${m.serverSide.p95} ms. Facade/in-process: p95 ×${m.p95Ratio}, throughput ×${m.throughputRatio}. Goal: ${m.goal}`,
+      '',
+    );
+  }
+  if (r.rest) {
+    lines.push(
+      `## Fusion REST (${r.rest.connections} connections)`,
+      '| route | req/s | p50 ms | p95 ms | server p95 ms | bare req/s | throughput ratio |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const [name, f] of [
+      [`floorplan-match (${r.rest.floorplanMatch.listings} listings)`, r.rest.floorplanMatch],
+      ['building-links', r.rest.buildingLink],
+    ] as const) {
+      lines.push(
+        `| ${name} | ${f.facade.perSecond} | ${f.facade.p50} | ${f.facade.p95} | ${f.serverSide.p95} | ${f.bare.perSecond} | ${f.throughputRatio} |`,
+      );
+    }
+    lines.push(`Goal: ${r.rest.goal}`, '');
+  }
+  lines.push("Client-side p95 is autocannon's p97.5 (it reports no p95), so it errs high.", '');
+  return lines.join('\n');
+}
+
+await main();

@@ -1,0 +1,188 @@
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import type { GraphQLSchema } from 'graphql';
+import { loadTools, type Tool } from '../../facades/mcp/tools.js';
+import { runOperation } from '../../facades/operation.js';
+import type { App } from '../../src/app.js';
+import { createContext } from '../../src/context/context.js';
+import { buildPrefilterTsquerySql, findFirstMatch } from '../../src/search/match.js';
+import { expandQuery } from '../../src/search/synonyms.js';
+import { latency, prng, ratio, type Latency } from './stats.js';
+import { layoutFor, loadSyntheticChunks, PLANTED } from './synthetic-chunks.js';
+
+export interface SearchFigure {
+  tool: 'searchDocumentText' | 'findProjectsMentioning';
+  scope: 'project' | 'global';
+  query: string;
+  /** Share of chunks that carry the term (as planted). */
+  share: string;
+  /** Chunks matched (mean per call), from the service's own meta. */
+  matched: number;
+  service: Latency;
+  raw: Latency;
+  p95Ratio: number;
+}
+
+export interface SearchBenchResult {
+  chunks: number;
+  projects: number;
+  loadSeconds: number;
+  figures: SearchFigure[];
+  goals: string[];
+}
+
+const ABOVE_FIVE_PERCENT = 'kitchen';
+
+/**
+ * The raw baseline: the same pre-filter SQL and the same post-filter over the same terms, run
+ * directly on a pg client, without GraphQL, the context, coverage, hit details or excerpts.
+ */
+async function rawSearch(
+  client: pg.Pool,
+  query: string,
+  projectId: number | null,
+  byProject: boolean,
+): Promise<number> {
+  const { terms } = expandQuery(query);
+  const params: unknown[] = [];
+  let where = 'd.is_latest';
+  if (projectId !== null) {
+    params.push(projectId);
+    where += ' and d.project_id = $1';
+  }
+  const tsq = buildPrefilterTsquerySql(terms, params.length + 1);
+  const { rows } = await client.query<{ search_text: string; project_id: number }>(
+    `select c.search_text, c.project_id from chunk c
+       join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
+      where c.search_vector @@ ${tsq.sql} and ${where}`,
+    [...params, ...tsq.params],
+  );
+  let hits = 0;
+  const projects = new Map<number, number>();
+  for (const row of rows) {
+    if (findFirstMatch(row.search_text, terms)) {
+      hits++;
+      if (byProject) projects.set(row.project_id, (projects.get(row.project_id) ?? 0) + 1);
+    }
+  }
+  return hits;
+}
+
+export async function runSearchBench(opts: {
+  app: App;
+  databaseUrl: string;
+  token: string;
+  chunks: number;
+  iterations: number;
+  log: (line: string) => void;
+}): Promise<SearchBenchResult & { tools: Map<string, Tool>; schema: GraphQLSchema; projectIds: number[] }> {
+  const layout = layoutFor(opts.chunks);
+  const client = new pg.Client({ connectionString: opts.databaseUrl });
+  await client.connect();
+  const loadStarted = performance.now();
+  let projectIds: number[];
+  try {
+    projectIds = await loadSyntheticChunks(client, layout, (done) =>
+      opts.log(`  search: ${done.toLocaleString('en')} / ${layout.chunks.toLocaleString('en')} chunks`),
+    );
+  } finally {
+    await client.end();
+  }
+  const loadSeconds = Math.round((performance.now() - loadStarted) / 100) / 10;
+  opts.log(`  search: loaded and indexed in ${loadSeconds} s`);
+
+  const schema = await (await import('../../src/graphql/schema.js')).buildAppSchema();
+  const tools = loadTools(schema);
+  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 4 });
+  const r = prng(7);
+  const randomProject = () => projectIds[Math.floor(r() * projectIds.length)];
+  const figures: SearchFigure[] = [];
+
+  async function service(toolName: string, args: Record<string, unknown>): Promise<number> {
+    const ctx = await createContext(
+      {
+        transport: 'mcp',
+        authorization: `Bearer ${opts.token}`,
+        ip: '127.0.0.1',
+        requestId: 'bench',
+        ratePolicy: 'mcp',
+      },
+      opts.app.deps,
+    );
+    const data = await runOperation<{
+      result: { meta: { total_chunks_matched?: number; total_projects?: number } };
+    }>(schema, tools.get(toolName)!.operation, args, ctx);
+    return data.result.meta.total_chunks_matched ?? data.result.meta.total_projects ?? 0;
+  }
+
+  const terms = [
+    ...PLANTED.map((t) => ({ query: t.query, share: `${t.share * 100}%` })),
+    { query: ABOVE_FIVE_PERCENT, share: '>5% (most chunks)' },
+  ];
+  try {
+    for (const term of terms) {
+      const heavy = term.query === ABOVE_FIVE_PERCENT;
+      const plans: { tool: SearchFigure['tool']; scope: SearchFigure['scope']; n: number }[] = [
+        { tool: 'searchDocumentText', scope: 'project', n: opts.iterations },
+        { tool: 'searchDocumentText', scope: 'global', n: heavy ? 5 : Math.ceil(opts.iterations / 4) },
+        { tool: 'findProjectsMentioning', scope: 'global', n: heavy ? 5 : Math.ceil(opts.iterations / 4) },
+      ];
+      for (const plan of plans) {
+        const inputs = Array.from({ length: plan.n }, () =>
+          plan.scope === 'project' ? randomProject() : null,
+        );
+        const toolName =
+          plan.tool === 'searchDocumentText' ? 'search-document-text' : 'find-projects-mentioning';
+        let matched = 0;
+        // Interleaved so that both sides see the same cache and machine state.
+        const serviceSamples: number[] = [];
+        const rawSamples: number[] = [];
+        const warm = Math.min(3, inputs.length);
+        for (const projectId of inputs.slice(0, warm)) {
+          await service(toolName, { query: term.query, ...(projectId ? { project_id: projectId } : {}) });
+          await rawSearch(pool, term.query, projectId, plan.tool === 'findProjectsMentioning');
+        }
+        for (const projectId of inputs) {
+          const args = { query: term.query, ...(projectId ? { project_id: projectId } : {}) };
+          let t0 = performance.now();
+          matched += await service(toolName, args);
+          serviceSamples.push(performance.now() - t0);
+          t0 = performance.now();
+          await rawSearch(pool, term.query, projectId, plan.tool === 'findProjectsMentioning');
+          rawSamples.push(performance.now() - t0);
+        }
+        const s = latency(serviceSamples);
+        const raw = latency(rawSamples);
+        const figure: SearchFigure = {
+          tool: plan.tool,
+          scope: plan.scope,
+          query: term.query,
+          share: term.share,
+          matched: Math.round(matched / inputs.length),
+          service: s,
+          raw,
+          p95Ratio: ratio(s.p95, raw.p95),
+        };
+        figures.push(figure);
+        opts.log(
+          `  search: ${plan.tool} ${plan.scope} "${term.query}" p50 ${s.p50} ms p95 ${s.p95} ms (raw p95 ${raw.p95} ms, ×${figure.p95Ratio})`,
+        );
+      }
+    }
+  } finally {
+    await pool.end();
+  }
+  return {
+    chunks: layout.chunks,
+    projects: layout.projects,
+    loadSeconds,
+    figures,
+    goals: [
+      'searchDocumentText p95 ≤ 1.5× raw; p95 ≤ 10 ms project-scoped, ≤ 50 ms global',
+      'findProjectsMentioning p95 ≤ 300 ms for terms in ≤ 5% of chunks (answers stay exact above that)',
+    ],
+    tools,
+    schema,
+    projectIds,
+  };
+}
