@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/catalogue.js';
-import { AccessTokenSchema, ApiKeySchema, MembershipSchema, type Team } from '../entities/index.js';
+import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
 import { hashSecret, parseSecret, safeEqual, type SecretKind } from './secret.js';
 import { operatorViewer, type CredentialKind, type TeamView, type Viewer } from './viewer.js';
 
@@ -37,26 +37,46 @@ export function readBearer(header: string | undefined, transport: Transport): st
   throw new AppError('CREDENTIAL_INVALID', 'Malformed Authorization header: expected "Bearer <token>"');
 }
 
-function teamView(team: Team): TeamView {
+/** The team columns every credential query reads, and their view. */
+const TEAM_COLUMNS = `t.id as team_id, t.name as team_name, t.plan, t.agent_tier, t.subscription_status`;
+
+interface TeamRow {
+  team_id: number;
+  team_name: string;
+  plan: Plan;
+  agent_tier: AgentTier;
+  subscription_status: SubscriptionStatus;
+}
+
+function teamView(row: TeamRow): TeamView {
   return {
-    id: team.id,
-    name: team.name,
-    plan: team.plan,
-    agentTier: team.agentTier,
-    subscriptionStatus: team.subscriptionStatus,
+    id: row.team_id,
+    name: row.team_name,
+    plan: row.plan,
+    agentTier: row.agent_tier,
+    subscriptionStatus: row.subscription_status,
   };
 }
 
-function assertUsable(row: { revokedAt?: Date | null; expiresAt?: Date | null }, now: Date): void {
-  if (row.revokedAt) throw new AppError('CREDENTIAL_INVALID', 'The API key or token has been revoked');
-  if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) {
+interface CredentialRow extends TeamRow {
+  id: number;
+  secret_hash: string;
+  scopes: string[];
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+}
+
+function assertUsable(row: { revoked_at: Date | null; expires_at: Date | null }, now: Date): void {
+  if (row.revoked_at) throw new AppError('CREDENTIAL_INVALID', 'The API key or token has been revoked');
+  if (row.expires_at && new Date(row.expires_at).getTime() <= now.getTime()) {
     throw new AppError('CREDENTIAL_INVALID', 'The API key or token has expired');
   }
 }
 
 /** `lastUsedAt` is written at most once a minute per credential, so hot keys do not write on every call. */
-function isStale(lastUsedAt: Date | null | undefined, now: Date): boolean {
-  return !lastUsedAt || now.getTime() - lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS;
+function isStale(lastUsedAt: Date | null, now: Date): boolean {
+  return !lastUsedAt || now.getTime() - new Date(lastUsedAt).getTime() >= LAST_USED_RESOLUTION_MS;
 }
 
 /** OAuth connector tokens stay valid only while the team holds an active Agent/Enterprise subscription and the user is a member. */
@@ -69,16 +89,26 @@ function assertConnectorEntitled(team: TeamView): void {
   }
 }
 
+/**
+ * One round trip per request: the credential, its team and plan (and for a token its user and that
+ * user's membership) in a single statement. This runs before every operation of every facade.
+ */
 async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, now: Date): Promise<Viewer> {
+  const conn = em.getConnection();
   if (kind === 'key') {
-    const key = await em.findOne(ApiKeySchema, { secretHash: hash }, { populate: ['team'] });
-    if (!key || !safeEqual(key.secretHash, hash)) throw new AppError('CREDENTIAL_INVALID');
+    const [key] = await conn.execute<CredentialRow[]>(
+      `select k.id, k.secret_hash, k.scopes, k.revoked_at, k.expires_at, k.last_used_at, ${TEAM_COLUMNS}
+         from api_key k join team t on t.id = k.team_id
+        where k.secret_hash = ?`,
+      [hash],
+    );
+    if (!key || !safeEqual(key.secret_hash, hash)) throw new AppError('CREDENTIAL_INVALID');
     assertUsable(key, now);
-    if (isStale(key.lastUsedAt, now))
-      await em.nativeUpdate(ApiKeySchema, { id: key.id }, { lastUsedAt: now });
+    if (isStale(key.last_used_at, now))
+      await conn.execute('update api_key set last_used_at = ? where id = ?', [now, key.id]);
     return {
       credential: { kind: 'api-key', id: key.id, rateKey: `key:${key.id}`, resource: null },
-      team: teamView(key.team),
+      team: teamView(key),
       user: null,
       role: null,
       scopes: [...key.scopes],
@@ -86,24 +116,36 @@ async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, n
     };
   }
   if (kind === 'mcp' || kind === 'oat') {
-    const token = await em.findOne(AccessTokenSchema, { secretHash: hash }, { populate: ['team', 'user'] });
+    const [token] = await conn.execute<
+      (CredentialRow & {
+        kind: string;
+        resource: string | null;
+        user_id: number | null;
+        email: string | null;
+        user_name: string | null;
+        role: Role | null;
+      })[]
+    >(
+      `select a.id, a.kind, a.secret_hash, a.scopes, a.resource, a.revoked_at, a.expires_at, a.last_used_at,
+              ${TEAM_COLUMNS}, u.id as user_id, u.email, u.name as user_name, m.role
+         from access_token a join team t on t.id = a.team_id
+         left join app_user u on u.id = a.user_id
+         left join membership m on m.team_id = a.team_id and m.user_id = a.user_id
+        where a.secret_hash = ?
+        order by m.id limit 1`,
+      [hash],
+    );
     const expectedKind = kind === 'mcp' ? 'personal' : 'oauth';
-    if (!token || token.kind !== expectedKind || !safeEqual(token.secretHash, hash)) {
+    if (!token || token.kind !== expectedKind || !safeEqual(token.secret_hash, hash)) {
       throw new AppError('CREDENTIAL_INVALID');
     }
     assertUsable(token, now);
-    const team = teamView(token.team);
-    let role = null;
-    if (token.user) {
-      const membership = await em.findOne(MembershipSchema, { team: team.id, user: token.user.id });
-      if (!membership)
-        throw new AppError('CREDENTIAL_INVALID', "The token's user is no longer a member of the team");
-      role = membership.role;
-    }
+    const team = teamView(token);
+    if (token.user_id !== null && token.role === null)
+      throw new AppError('CREDENTIAL_INVALID', "The token's user is no longer a member of the team");
     if (token.kind === 'oauth') assertConnectorEntitled(team);
-    if (isStale(token.lastUsedAt, now)) {
-      await em.nativeUpdate(AccessTokenSchema, { id: token.id }, { lastUsedAt: now });
-    }
+    if (isStale(token.last_used_at, now))
+      await conn.execute('update access_token set last_used_at = ? where id = ?', [now, token.id]);
     return {
       credential: {
         kind: token.kind === 'oauth' ? 'oauth-token' : 'personal-token',
@@ -112,8 +154,9 @@ async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, n
         resource: token.resource ?? null,
       },
       team,
-      user: token.user ? { id: token.user.id, email: token.user.email, name: token.user.name } : null,
-      role,
+      user:
+        token.user_id !== null ? { id: token.user_id, email: token.email!, name: token.user_name! } : null,
+      role: token.role,
       scopes: [...token.scopes],
       isOperator: false,
     };

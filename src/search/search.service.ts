@@ -102,7 +102,7 @@ async function nativeQuery(em: EntityManager): Promise<Query> {
   return async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[];
 }
 
-async function coverage(query: Query, scope: Scope, candidates: number): Promise<SearchCoverage> {
+async function coverage(query: Query, scope: Scope): Promise<Omit<SearchCoverage, 'preFilterCandidates'>> {
   const where = scopeSql(scope, 1);
   const [row] = await query<{ total: number; with_text: number; no_text: number }>(
     `select count(*)::int as total,
@@ -116,7 +116,6 @@ async function coverage(query: Query, scope: Scope, candidates: number): Promise
     totalActiveDocuments: row?.total ?? 0,
     documentsWithText: row?.with_text ?? 0,
     documentsWithNoText: row?.no_text ?? 0,
-    preFilterCandidates: candidates,
   };
 }
 
@@ -243,7 +242,11 @@ export async function searchDocumentText(
   };
   const { terms } = expandQuery(q);
   const query = await nativeQuery(em);
-  const { hits, candidates } = await twoStage(query, terms, scope);
+  // The coverage counts do not depend on the matches: both reads run at once.
+  const [{ hits, candidates }, counts] = await Promise.all([
+    twoStage(query, terms, scope),
+    coverage(query, scope),
+  ]);
   const shown = hits.slice(0, limit);
   const details = await hitDetails(query, shown);
   return {
@@ -256,7 +259,7 @@ export async function searchDocumentText(
       query: q,
       expandedTerms: terms,
       totalChunksMatched: hits.length,
-      coverage: await coverage(query, scope, candidates),
+      coverage: { ...counts, preFilterCandidates: candidates },
     },
   };
 }
@@ -277,7 +280,11 @@ export async function findProjectsMentioning(
   const scope: Scope = { category, historical: access.historical && !!input.includeHistorical };
   const { terms } = expandQuery(q);
   const query = await nativeQuery(em);
-  const { hits, candidates } = await twoStage(query, terms, scope);
+  // The coverage counts do not depend on the matches: both reads run at once.
+  const [{ hits, candidates }, counts] = await Promise.all([
+    twoStage(query, terms, scope),
+    coverage(query, scope),
+  ]);
   const byProject = new Map<number, { hits: Hit[]; rank: number; categories: Set<string> }>();
   for (const hit of hits) {
     const entry = byProject.get(hit.candidate.project_id) ?? {
@@ -321,7 +328,7 @@ export async function findProjectsMentioning(
       query: q,
       expandedTerms: terms,
       totalProjects: ranked.length,
-      coverage: await coverage(query, scope, candidates),
+      coverage: { ...counts, preFilterCandidates: candidates },
     },
   };
 }
