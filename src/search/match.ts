@@ -69,25 +69,6 @@ export function findFirstMatch(normalizedText: string, terms: string[]): TermMat
   return best;
 }
 
-/** Hits of all terms together, counting overlapping hits once (earliest first, then longest). */
-export function countMatches(normalizedText: string, terms: string[]): number {
-  const hits: TermMatch[] = [];
-  for (const term of new Set(terms)) {
-    if (!isSearchable(term)) continue;
-    for (const start of occurrences(normalizedText, term))
-      hits.push({ term, start, end: start + term.length });
-  }
-  hits.sort((a, b) => a.start - b.start || b.end - a.end);
-  let count = 0;
-  let coveredUntil = 0;
-  for (const hit of hits) {
-    if (hit.start < coveredUntil) continue;
-    count++;
-    coveredUntil = hit.end;
-  }
-  return count;
-}
-
 /**
  * The pre-filter: one `phraseto_tsquery` per distinct token form, OR-ed, numbered from
  * `firstParam`. With no searchable term the query is NULL, which matches no row.

@@ -1,7 +1,6 @@
 import {
   buildExcerpt,
   buildPrefilterTsquerySql,
-  countMatches,
   findFirstMatch,
   matchesAt,
 } from '../../../src/search/match.js';
@@ -56,20 +55,6 @@ describe('findFirstMatch', () => {
   it('exposes the boundary check it uses', () => {
     expect(matchesAt('a pinch', 'inch', 3)).toBe(false);
     expect(matchesAt('an inch', 'inch', 3)).toBe(true);
-  });
-});
-
-describe('countMatches', () => {
-  it.each([
-    ['quartz, quartz and quartzite', ['quartz'], 2],
-    ['counter tops and countertops', ['countertops', 'counter tops'], 2],
-    ['quartz countertops', ['quartz countertops', 'countertops'], 1],
-    ['quartz countertops then countertops', ['countertops', 'quartz countertops'], 2],
-    ['aa aa aa', ['aa aa'], 1],
-    ['pinch', ['inch'], 0],
-    ['- - -', ['-'], 0],
-  ])('%j with %j → %d', (text, terms, expected) => {
-    expect(countMatches(text, terms)).toBe(expected);
   });
 });
 
