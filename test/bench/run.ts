@@ -2,13 +2,13 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { runOperation } from '../../facades/operation.js';
 import { createApp, type App } from '../../src/app.js';
 import { RATE_POLICIES, type RatePolicyName } from '../../src/auth/rate-limit.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context/context.js';
 import { seedDemo } from '../../src/demo/seed.js';
+import { createFreshDatabase, type FreshDatabase } from '../support/database.js';
 import { autocannon, bareRoute, ServerTimings, type LoadFigure } from './http.bench.js';
 import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
 import { runSearchBench, type SearchBenchResult } from './search.bench.js';
@@ -49,30 +49,19 @@ async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void>
     process.env.BENCH_DATABASE_URL ??
     process.env.DATABASE_URL ??
     'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `pds_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: base });
+  let db: FreshDatabase;
   try {
-    await admin.connect();
+    db = await createFreshDatabase(base, `pds_bench_${Date.now()}`);
   } catch (err) {
     throw new Error(`the benchmark needs PostgreSQL (set BENCH_DATABASE_URL): ${(err as Error).message}`, {
       cause: err,
     });
   }
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: db.url,
     drop: async () => {
-      if (flags.keep) {
-        log(`kept database ${name}`);
-        return;
-      }
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
+      if (flags.keep) log(`kept database ${db.name}`);
+      else await db.drop();
     },
   };
 }

@@ -37,12 +37,7 @@ const ABOVE_FIVE_PERCENT = 'kitchen';
  * The raw baseline: the same pre-filter SQL and the same post-filter over the same terms, run
  * directly on a pg client, without GraphQL, the context, coverage, hit details or excerpts.
  */
-async function rawSearch(
-  client: pg.Pool,
-  query: string,
-  projectId: number | null,
-  byProject: boolean,
-): Promise<number> {
+async function rawSearch(client: pg.Pool, query: string, projectId: number | null): Promise<number> {
   const { terms } = expandQuery(query);
   const params: unknown[] = [];
   let where = 'd.is_latest';
@@ -51,21 +46,13 @@ async function rawSearch(
     where += ' and d.project_id = $1';
   }
   const tsq = buildPrefilterTsquerySql(terms, params.length + 1);
-  const { rows } = await client.query<{ search_text: string; project_id: number }>(
-    `select c.search_text, c.project_id from chunk c
+  const { rows } = await client.query<{ search_text: string }>(
+    `select c.search_text from chunk c
        join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
       where c.search_vector @@ ${tsq.sql} and ${where}`,
     [...params, ...tsq.params],
   );
-  let hits = 0;
-  const projects = new Map<number, number>();
-  for (const row of rows) {
-    if (findFirstMatch(row.search_text, terms)) {
-      hits++;
-      if (byProject) projects.set(row.project_id, (projects.get(row.project_id) ?? 0) + 1);
-    }
-  }
-  return hits;
+  return rows.filter((row) => findFirstMatch(row.search_text, terms)).length;
 }
 
 export async function runSearchBench(opts: {
@@ -141,7 +128,7 @@ export async function runSearchBench(opts: {
         const warm = heavy ? 1 : Math.min(3, inputs.length);
         for (const projectId of inputs.slice(0, warm)) {
           await service(toolName, { query: term.query, ...(projectId ? { project_id: projectId } : {}) });
-          await rawSearch(pool, term.query, projectId, plan.tool === 'findProjectsMentioning');
+          await rawSearch(pool, term.query, projectId);
         }
         for (const projectId of inputs) {
           const args = { query: term.query, ...(projectId ? { project_id: projectId } : {}) };
@@ -149,7 +136,7 @@ export async function runSearchBench(opts: {
           matched += await service(toolName, args);
           serviceSamples.push(performance.now() - t0);
           t0 = performance.now();
-          await rawSearch(pool, term.query, projectId, plan.tool === 'findProjectsMentioning');
+          await rawSearch(pool, term.query, projectId);
           rawSamples.push(performance.now() - t0);
         }
         const s = latency(serviceSamples);

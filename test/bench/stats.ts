@@ -21,22 +21,6 @@ export function ratio(a: number, b: number): number {
   return b === 0 ? 0 : round(a / b);
 }
 
-/** Times `fn` once per input, after `warmup` untimed calls on the first inputs. */
-export async function timeEach<T>(
-  inputs: T[],
-  fn: (input: T) => Promise<unknown>,
-  warmup = 5,
-): Promise<number[]> {
-  for (const input of inputs.slice(0, warmup)) await fn(input);
-  const samples: number[] = [];
-  for (const input of inputs) {
-    const started = performance.now();
-    await fn(input);
-    samples.push(performance.now() - started);
-  }
-  return samples;
-}
-
 /**
  * Runs `fn` from `connections` concurrent loops for `durationMs` and returns every call's latency
  * and the completed calls per second: the in-process counterpart of an autocannon run.

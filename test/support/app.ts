@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { loadConfig, type AppConfig } from '../../src/config.js';
+import { createFreshDatabase } from './database.js';
 
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
 
@@ -51,22 +51,7 @@ export interface GqlResult<T> {
 async function freshDatabaseUrl(): Promise<{ url: string | null; drop: () => Promise<void> }> {
   const base = process.env.DATABASE_URL;
   if (!base) return { url: null, drop: async () => {} };
-  const name = `pds_t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
+  return createFreshDatabase(base, `pds_t_${randomBytes(6).toString('hex')}`);
 }
 
 export async function startTestApp(
