@@ -99,7 +99,7 @@ function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps
     const validate = validators.get(tool.definition.name)!;
     if (!validate(variables)) return toolError(`Invalid arguments: ${ajvMessage(validate)}`);
     try {
-      const data = await runOperation<{ result: unknown }>(schema, tool.operation, variables, ctx);
+      const data = await runOperation<{ result: unknown }>(tool.operation, variables, ctx);
       return {
         content: [{ type: 'text', text: JSON.stringify(data.result) }],
         structuredContent: data.result,

@@ -98,7 +98,7 @@ export async function registerRest(
     }
     if (ctx.rate) rateHeaders(reply, ctx.rate);
     try {
-      const data = await runOperation<{ result: unknown }>(schema, op, variables(ctx), ctx);
+      const data = await runOperation<{ result: unknown }>(op, variables(ctx), ctx);
       return reply.send(data.result);
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL') return sendError(reply, err);

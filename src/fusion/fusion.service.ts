@@ -1,11 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  BuildingSchema,
-  DeveloperSchema,
-  FloorPlanSchema,
-  ProjectSchema,
-  type FloorPlan,
-} from '../entities/index.js';
+import { nativeQuery } from '../db/native.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { matchListing } from '../matching/floorplan-match.js';
 import type { CandidatePlan, ListingMatchResult } from '../matching/floorplan-match.types.js';
@@ -13,63 +7,74 @@ import type { BuildingLink, FloorPlanListing, ListingMatch } from './fusion.type
 
 export const MAX_LISTINGS = 100;
 
-/** A building by id with its identities and project: the Building Link API. */
+interface BuildingLinkRow {
+  id: number;
+  name: string;
+  addresses: string[];
+  aliases: string[];
+  mls_building_key: string | null;
+  condo_corp_number: string | null;
+  project_id: number;
+  project_name: string;
+  slug: string;
+  city: string;
+  province: string | null;
+  developer_name: string | null;
+  construction_status: string | null;
+  sales_status: string | null;
+  occupancy_date: string | null;
+  lat: number | null;
+  lng: number | null;
+}
+
+/** A building by id with its identities and project: the Building Link API, in one statement. */
 export async function buildingLink(em: EntityManager, id: number): Promise<BuildingLink> {
   if (!Number.isSafeInteger(id) || id <= 0) throw badInput('id', 'must be a positive integer building id');
-  const building = await em.findOne(BuildingSchema, { id }, { populate: ['project'] });
-  if (!building) throw new AppError('NOT_FOUND', `No building with id ${id}`);
-  const p = building.project;
-  const developer = p.developer ? await em.findOne(DeveloperSchema, { id: p.developer.id }) : null;
+  const query = await nativeQuery(em);
+  const [b] = await query<BuildingLinkRow>(
+    `select b.id, b.name, b.addresses, b.aliases, b.mls_building_key, b.condo_corp_number,
+            p.id as project_id, p.name as project_name, p.slug, p.city, p.province,
+            d.name as developer_name, p.construction_status, p.sales_status, p.occupancy_date, p.lat, p.lng
+       from building b join project p on p.id = b.project_id left join developer d on d.id = p.developer_id
+      where b.id = $1`,
+    [id],
+  );
+  if (!b) throw new AppError('NOT_FOUND', `No building with id ${id}`);
   return {
     building: {
-      id: building.id,
-      name: building.name,
-      addresses: building.addresses,
-      aliases: building.aliases,
-      mlsBuildingKeys: building.mlsBuildingKey ? [building.mlsBuildingKey] : [],
-      condoCorpNumber: building.condoCorpNumber ?? null,
+      id: b.id,
+      name: b.name,
+      addresses: b.addresses,
+      aliases: b.aliases,
+      mlsBuildingKeys: b.mls_building_key ? [b.mls_building_key] : [],
+      condoCorpNumber: b.condo_corp_number,
     },
     project: {
-      id: p.id,
-      name: p.name,
-      slug: p.slug,
-      city: p.city,
-      province: p.province ?? null,
-      developerName: developer?.name ?? null,
-      constructionStatus: p.constructionStatus ?? null,
-      salesStatus: p.salesStatus ?? null,
-      occupancyDate: p.occupancyDate ?? null,
+      id: b.project_id,
+      name: b.project_name,
+      slug: b.slug,
+      city: b.city,
+      province: b.province,
+      developerName: b.developer_name,
+      constructionStatus: b.construction_status,
+      salesStatus: b.sales_status,
+      occupancyDate: b.occupancy_date,
     },
-    geo:
-      p.lat !== null && p.lat !== undefined && p.lng !== null && p.lng !== undefined
-        ? { lat: Number(p.lat), lng: Number(p.lng) }
-        : null,
-    match: { method: 'building_id', confidence: 1, basis: [`building id ${building.id}`] },
+    geo: b.lat !== null && b.lng !== null ? { lat: Number(b.lat), lng: Number(b.lng) } : null,
+    match: { method: 'building_id', confidence: 1, basis: [`building id ${b.id}`] },
   };
 }
 
 const normAddress = (a: string) => a.toLowerCase().replace(/[.,#]/g, ' ').replace(/\s+/g, ' ').trim();
 
-function toCandidate(f: FloorPlan): CandidatePlan {
-  return {
-    id: String(f.id),
-    projectId: String(f.project.id),
-    buildingId: f.building ? String(f.building.id) : null,
-    name: f.name,
-    model: f.model ?? null,
-    bedrooms: f.bedrooms,
-    dens: f.dens,
-    bathrooms: Number(f.bathrooms),
-    interiorSqft: f.interiorSqft ?? null,
-    exteriorSqft: f.exteriorSqft ?? null,
-    exposure: f.exposure ?? null,
-    floorMin: f.floorMin ?? null,
-    floorMax: f.floorMax ?? null,
-    stacks: f.stacks,
-    unitNumbers: f.unitNumbers,
-    startPrice: f.startPrice ?? null,
-  };
-}
+/**
+ * A floor plan as the matcher reads it, straight from SQL: ids as text (the matcher's id type),
+ * no entity hydration or identity map for what is read once and scored.
+ */
+const CANDIDATE_COLUMNS = `id::text as id, project_id::text as "projectId", building_id::text as "buildingId",
+  name, model, bedrooms, dens, bathrooms, interior_sqft as "interiorSqft", exterior_sqft as "exteriorSqft",
+  exposure, floor_min as "floorMin", floor_max as "floorMax", stacks, unit_numbers as "unitNumbers",
+  start_price as "startPrice"`;
 
 function toWire(result: ListingMatchResult, plans: Map<string, CandidatePlan>): ListingMatch {
   const best = result.bestMatch;
@@ -117,9 +122,13 @@ export async function matchFloorPlans(
   const buildingIds = new Set(listings.flatMap((l) => (l.building_id ? [l.building_id] : [])));
   const projectIds = new Set(listings.flatMap((l) => (l.project_id ? [l.project_id] : [])));
   const needsAddress = listings.some((l) => !l.building_id && !l.project_id && l.address);
-  const buildings = await em.find(BuildingSchema, needsAddress ? {} : { id: { $in: [...buildingIds] } }, {
-    fields: ['id', 'project', 'addresses', 'aliases'],
-  });
+  const query = await nativeQuery(em);
+  const buildings = await query<{ id: number; addresses: string[]; aliases: string[] }>(
+    needsAddress
+      ? 'select id, addresses, aliases from building'
+      : 'select id, addresses, aliases from building where id = any($1::int[])',
+    needsAddress ? [] : [[...buildingIds]],
+  );
   const byId = new Map(buildings.map((b) => [b.id, b]));
   const byAddress = new Map<string, number>();
   for (const b of buildings)
@@ -149,14 +158,24 @@ export async function matchFloorPlans(
   const wantedBuildings = resolved.flatMap((r) => (r.buildingId ? [r.buildingId] : []));
   const existingProjects = projectIds.size
     ? new Set(
-        (await em.find(ProjectSchema, { id: { $in: [...projectIds] } }, { fields: ['id'] })).map((p) => p.id),
+        (
+          await query<{ id: number }>('select id from project where id = any($1::int[])', [[...projectIds]])
+        ).map((p) => p.id),
       )
     : new Set<number>();
-  const plans = await em.find(FloorPlanSchema, {
-    $or: [{ building: { $in: wantedBuildings } }, { project: { $in: [...existingProjects] } }],
-  });
-  const candidates = plans.map(toCandidate);
+  const candidates = await query<CandidatePlan>(
+    `select ${CANDIDATE_COLUMNS} from floor_plan
+      where building_id = any($1::int[]) or project_id = any($2::int[]) order by id`,
+    [[...new Set(wantedBuildings)], [...existingProjects]],
+  );
   const planById = new Map(candidates.map((c) => [c.id, c]));
+  // Each listing is scored against its own building's or project's plans, grouped once.
+  const byBuilding = new Map<string, CandidatePlan[]>();
+  const byProject = new Map<string, CandidatePlan[]>();
+  for (const c of candidates) {
+    if (c.buildingId !== null) push(byBuilding, c.buildingId, c);
+    push(byProject, c.projectId, c);
+  }
   return listings.map((l, i) => {
     const r = resolved[i];
     const problem =
@@ -171,9 +190,8 @@ export async function matchFloorPlans(
         signals: [],
         message: problem,
       };
-    const scope = candidates.filter((c) =>
-      r.buildingId ? c.buildingId === String(r.buildingId) : c.projectId === String(r.projectId),
-    );
+    const scope =
+      (r.buildingId ? byBuilding.get(String(r.buildingId)) : byProject.get(String(r.projectId))) ?? [];
     const result = matchListing(
       {
         ref: l.ref,
@@ -191,4 +209,10 @@ export async function matchFloorPlans(
     );
     return toWire(result, planById);
   });
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }

@@ -218,7 +218,7 @@ async function mcpBench(
         },
         app.deps,
       );
-      await runOperation(search.schema, tool.operation, args, ctx);
+      await runOperation(tool.operation, args, ctx);
     },
     connections,
     seconds * 1000,

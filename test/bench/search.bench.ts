@@ -98,7 +98,7 @@ export async function runSearchBench(opts: {
     );
     const data = await runOperation<{
       result: { meta: { total_chunks_matched?: number; total_projects?: number } };
-    }>(schema, tools.get(toolName)!.operation, args, ctx);
+    }>(tools.get(toolName)!.operation, args, ctx);
     return data.result.meta.total_chunks_matched ?? data.result.meta.total_projects ?? 0;
   }
 
