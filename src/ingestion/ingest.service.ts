@@ -131,7 +131,7 @@ export async function insertChunks(
   for (let i = 0; i < drafts.length; i += 200) {
     const batch = drafts.slice(i, i + 200);
     await conn.execute(
-      `insert into chunk (extraction_id, document_id, project_id, chunk_index, page_number, raw_text, search_text, search_tokens, text_hash) values ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      `insert into chunk (extraction_id, document_id, project_id, chunk_index, page_number, raw_text, search_text, search_vector, text_hash) values ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?::tsvector, ?)').join(', ')}`,
       batch.flatMap((c) => [
         owner.extractionId,
         owner.documentId,
@@ -140,7 +140,7 @@ export async function insertChunks(
         c.pageNumber,
         c.rawText,
         c.searchText,
-        c.searchTokens,
+        c.searchVector,
         c.pageTextHash,
       ]),
       'run',

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { normalize, tokenForm } from './normalize.js';
+import { searchVectorLiteral } from './lexemes.js';
+import { normalize } from './normalize.js';
 
 export interface PageText {
   pageNumber: number;
@@ -14,8 +15,8 @@ export interface ChunkDraft {
   rawText: string;
   /** `normalize(rawText).text`, read by the post-filter. */
   searchText: string;
-  /** `tokenForm(searchText)`, from which PostgreSQL generates the indexed tsvector. */
-  searchTokens: string;
+  /** `searchVectorLiteral(searchText)`: the indexed tsvector, as PostgreSQL input. */
+  searchVector: string;
   /** SHA-256 (hex) of the page's normalized text: a citation that survives re-chunking. */
   pageTextHash: string;
 }
@@ -59,7 +60,7 @@ export function chunkPages(pages: PageText[], opts: ChunkOptions = {}): ChunkDra
         pageNumber: page.pageNumber,
         rawText,
         searchText,
-        searchTokens: tokenForm(searchText),
+        searchVector: searchVectorLiteral(searchText),
         pageTextHash: hash,
       });
     }

@@ -69,20 +69,6 @@ export function findFirstMatch(normalizedText: string, terms: string[]): TermMat
   return best;
 }
 
-/**
- * The pre-filter: one `phraseto_tsquery` per distinct token form, OR-ed, numbered from
- * `firstParam`. With no searchable term the query is NULL, which matches no row.
- */
-export function buildPrefilterTsquerySql(
-  terms: string[],
-  firstParam: number,
-): { sql: string; params: string[] } {
-  const params = [...new Set(terms.map(tokenForm).filter((tokens) => tokens.length > 0))];
-  if (params.length === 0) return { sql: '(NULL::tsquery)', params };
-  const phrases = params.map((_, i) => `phraseto_tsquery('simple', $${firstParam + i}::text)`);
-  return { sql: `(${phrases.join(' || ')})`, params };
-}
-
 const EXCERPT_ELLIPSIS = '\u2026';
 
 /**

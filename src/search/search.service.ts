@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
 import { CATEGORIES, type Category } from '../entities/enums.js';
 import { AppError, badInput } from '../errors/catalogue.js';
-import { buildExcerpt, buildPrefilterTsquerySql, findFirstMatch } from './match.js';
+import { searchQueryLiteral } from './lexemes.js';
+import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
 import { expandQuery } from './synonyms.js';
 import type {
@@ -18,11 +19,11 @@ import type {
 
 /**
  * The two-stage Document Intelligence search. Stage one, the pre-filter: the GIN-indexed
- * `tsvector` of each chunk of a document's current extraction, matched by the OR of
- * `phraseto_tsquery` over every expanded term. Stage two, the post-filter: strict word-boundary
- * containment of a term in the chunk's normalized text, which drops phantom matches (a phrase
- * query matches tokens, not the punctuation and order rules of the text). Every post-filter hit is
- * a pre-filter candidate by construction (tested as a property).
+ * `tsvector` of each chunk of a document's current extraction, matched by the OR of every expanded
+ * term's phrase query. Both are built by src/search/lexemes.ts so that the pre-filter accepts
+ * exactly the chunks the strict post-filter (word-boundary containment in the normalized text)
+ * accepts: counts, per-project tallies and ranking run in SQL over the matches, and only the shown
+ * hits' text is read, where the post-filter finds the span for the excerpt.
  */
 
 export interface Scope {
@@ -95,6 +96,51 @@ function scopeSql(scope: Scope, first: number): { sql: string; params: unknown[]
 
 type Query = <T>(sql: string, params: unknown[]) => Promise<T[]>;
 
+/**
+ * Every search statement runs under this deadline (PostgreSQL cancels it), so one expensive query
+ * cannot hold a connection and a core for long. Exact answers on 1M chunks take well under a
+ * second; this only bounds the pathological.
+ */
+export const SEARCH_STATEMENT_TIMEOUT_MS = 10_000;
+
+interface PoolClient {
+  query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }>;
+  release: (err?: Error) => void;
+}
+
+/**
+ * Runs `work` on one connection, in a read-only repeatable-read transaction (the count, the ranked
+ * page and the hit details see one snapshot) with the statement deadline set for it alone.
+ */
+async function readSnapshot<T>(em: EntityManager, work: (query: Query) => Promise<T>): Promise<T> {
+  const pool = (await em.getConnection().getNativeClient()) as { connect: () => Promise<PoolClient> };
+  const client = await pool.connect();
+  let failed: Error | undefined;
+  try {
+    await client.query(
+      `begin isolation level repeatable read read only; set local statement_timeout = ${SEARCH_STATEMENT_TIMEOUT_MS}`,
+    );
+    const result = await work(
+      async <R>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[],
+    );
+    await client.query('commit');
+    return result;
+  } catch (err) {
+    failed = err as Error;
+    await client.query('rollback').catch(() => undefined);
+    if ((err as { code?: string }).code === '57014') {
+      // The caller can act on it (a narrower term or scope); it is not the server's fault.
+      throw badInput(
+        'query',
+        `took longer than ${SEARCH_STATEMENT_TIMEOUT_MS / 1000} s to search: use a more specific term or one project`,
+      );
+    }
+    throw err;
+  } finally {
+    client.release(failed);
+  }
+}
+
 async function nativeQuery(em: EntityManager): Promise<Query> {
   const pool = (await em.getConnection().getNativeClient()) as {
     query: (sql: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
@@ -119,102 +165,91 @@ async function coverage(query: Query, scope: Scope): Promise<Omit<SearchCoverage
   };
 }
 
-/** What the pre-filter returns per candidate: enough to post-filter, rank and group, no more. */
-interface Candidate {
+/**
+ * The matching chunks of the current extractions in a scope, with their rank, as a SQL subquery
+ * named `m`. The pre-filter is exact (src/search/lexemes.ts), so counting and grouping these rows
+ * in SQL gives the same answer as post-filtering each one, without reading their text.
+ */
+function matchesSql(scope: Scope, tsquery: string): { sql: string; params: unknown[]; next: number } {
+  const where = scopeSql(scope, 2);
+  // `c.project_id = d.project_id` lets the planner carry a project scope to the chunk's own index.
+  return {
+    sql: `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category,
+                 ts_rank(c.search_vector, $1::tsquery) as rank
+            from chunk c
+            join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
+           where c.search_vector @@ $1::tsquery and ${where.sql}`,
+    params: [tsquery, ...where.params],
+    next: where.params.length + 2,
+  };
+}
+
+/** What a shown hit needs: its texts (for the post-filter's span and the excerpt) and labels. */
+interface HitDetails {
   chunk_id: number;
   chunk_index: number;
   document_id: number;
   project_id: number;
   category: string;
-  search_text: string;
-  rank: number;
-}
-
-interface Hit {
-  candidate: Candidate;
-  term: string;
-  start: number;
-  end: number;
-}
-
-/** What a hit shows: read for the returned hits only, not for every candidate. */
-interface HitDetails {
-  chunk_id: number;
   page_number: number;
   raw_text: string;
+  search_text: string;
   text_hash: string;
   extraction_id: number;
   document_name: string;
   project_name: string;
 }
 
-async function twoStage(
-  query: Query,
-  terms: string[],
-  scope: Scope,
-): Promise<{ hits: Hit[]; candidates: number }> {
-  const where = scopeSql(scope, 1);
-  const tsq = buildPrefilterTsquerySql(terms, where.params.length + 1);
-  if (tsq.params.length === 0) return { hits: [], candidates: 0 };
-  // `c.project_id = d.project_id` lets the planner carry a project scope to the chunk's own index.
-  const rows = await query<Candidate>(
-    `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.search_text,
-            ts_rank(c.search_vector, q.tsq) as rank
-       from (select ${tsq.sql} as tsq) q
-       join chunk c on c.search_vector @@ q.tsq
-       join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
-      where ${where.sql}`,
-    [...where.params, ...tsq.params],
-  );
-  const hits: Hit[] = [];
-  for (const candidate of rows) {
-    const m = findFirstMatch(candidate.search_text, terms);
-    if (m) hits.push({ candidate, term: m.term, start: m.start, end: m.end });
-  }
-  hits.sort(
-    (a, b) =>
-      b.candidate.rank - a.candidate.rank ||
-      a.candidate.document_id - b.candidate.document_id ||
-      a.candidate.chunk_index - b.candidate.chunk_index,
-  );
-  return { hits, candidates: rows.length };
+interface Hit {
+  details: HitDetails;
+  term: string;
+  start: number;
+  end: number;
 }
 
-async function hitDetails(query: Query, hits: Hit[]): Promise<Map<number, HitDetails>> {
-  if (hits.length === 0) return new Map();
+/**
+ * Reads the shown hits' text, in the given order, and finds each one's first match with the
+ * strict post-filter (for the excerpt and `matched_term`). The pre-filter agrees with it by
+ * construction (a property test proves it); a chunk where they disagreed would be left out rather
+ * than shown without a match.
+ */
+async function showHits(query: Query, chunkIds: number[], terms: string[]): Promise<Hit[]> {
+  if (chunkIds.length === 0) return [];
   const rows = await query<HitDetails>(
-    `select c.id as chunk_id, c.page_number, c.raw_text, c.text_hash, c.extraction_id,
+    `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.page_number,
+            c.raw_text, c.search_text, c.text_hash, c.extraction_id,
             d.name as document_name, p.name as project_name
        from chunk c join document d on d.id = c.document_id join project p on p.id = c.project_id
       where c.id = any($1::int[])`,
-    [hits.map((h) => h.candidate.chunk_id)],
+    [chunkIds],
   );
-  return new Map(rows.map((r) => [r.chunk_id, r]));
+  const byId = new Map(rows.map((r) => [r.chunk_id, r]));
+  return chunkIds.flatMap((id) => {
+    const details = byId.get(id);
+    const found = details && findFirstMatch(details.search_text, terms);
+    return details && found ? [{ details, term: found.term, start: found.start, end: found.end }] : [];
+  });
 }
 
-function excerptOf(hit: Hit, details: HitDetails): string {
-  const { offsets } = normalize(details.raw_text);
-  return buildExcerpt(details.raw_text, offsets, hit.start, hit.end);
+function excerptOf(hit: Hit): string {
+  const { offsets } = normalize(hit.details.raw_text);
+  return buildExcerpt(hit.details.raw_text, offsets, hit.start, hit.end);
 }
 
-function toChunkHit(hit: Hit, details: HitDetails): ChunkHit {
-  const c = hit.candidate;
+function toChunkHit(hit: Hit): ChunkHit {
+  const d = hit.details;
   return {
-    chunkId: c.chunk_id,
-    projectId: c.project_id,
-    projectName: details.project_name,
-    documentId: c.document_id,
-    documentName: details.document_name,
-    category: c.category,
-    pageNumber: details.page_number,
-    excerpt: excerptOf(hit, details),
+    chunkId: d.chunk_id,
+    projectId: d.project_id,
+    projectName: d.project_name,
+    documentId: d.document_id,
+    documentName: d.document_name,
+    category: d.category,
+    pageNumber: d.page_number,
+    excerpt: excerptOf(hit),
     matchedTerm: hit.term,
-    extractionId: details.extraction_id,
-    stableCitation: {
-      documentId: c.document_id,
-      pageNumber: details.page_number,
-      textHash: details.text_hash,
-    },
+    extractionId: d.extraction_id,
+    stableCitation: { documentId: d.document_id, pageNumber: d.page_number, textHash: d.text_hash },
   };
 }
 
@@ -241,27 +276,36 @@ export async function searchDocumentText(
     historical: access.historical && !!input.includeHistorical,
   };
   const { terms } = expandQuery(q);
-  const query = await nativeQuery(em);
-  // The coverage counts do not depend on the matches: both reads run at once.
-  const [{ hits, candidates }, counts] = await Promise.all([
-    twoStage(query, terms, scope),
-    coverage(query, scope),
-  ]);
-  const shown = hits.slice(0, limit);
-  const details = await hitDetails(query, shown);
-  return {
-    // A chunk removed between the two reads (a re-index switched) is left out, never half-shown.
-    data: shown.flatMap((h) => {
-      const d = details.get(h.candidate.chunk_id);
-      return d ? [toChunkHit(h, d)] : [];
-    }),
-    meta: {
-      query: q,
-      expandedTerms: terms,
-      totalChunksMatched: hits.length,
-      coverage: { ...counts, preFilterCandidates: candidates },
-    },
-  };
+  const tsquery = searchQueryLiteral(terms);
+  return readSnapshot(em, async (query) => {
+    const counts = await coverage(query, scope);
+    let total = 0;
+    let hits: Hit[] = [];
+    if (tsquery !== null) {
+      const m = matchesSql(scope, tsquery);
+      // The window count is taken over every match before the limit: one pass, exact.
+      const rows = await query<{ chunk_id: number; total: number }>(
+        `select m.chunk_id, count(*) over ()::int as total from (${m.sql}) m
+          order by m.rank desc, m.document_id, m.chunk_index limit $${m.next}`,
+        [...m.params, limit],
+      );
+      total = rows[0]?.total ?? 0;
+      hits = await showHits(
+        query,
+        rows.map((r) => r.chunk_id),
+        terms,
+      );
+    }
+    return {
+      data: hits.map(toChunkHit),
+      meta: {
+        query: q,
+        expandedTerms: terms,
+        totalChunksMatched: total,
+        coverage: { ...counts, preFilterCandidates: total },
+      },
+    };
+  });
 }
 
 export async function findProjectsMentioning(
@@ -279,58 +323,65 @@ export async function findProjectsMentioning(
   const limit = validateRange('limit', input.limit, 1, 50, 25);
   const scope: Scope = { category, historical: access.historical && !!input.includeHistorical };
   const { terms } = expandQuery(q);
-  const query = await nativeQuery(em);
-  // The coverage counts do not depend on the matches: both reads run at once.
-  const [{ hits, candidates }, counts] = await Promise.all([
-    twoStage(query, terms, scope),
-    coverage(query, scope),
-  ]);
-  const byProject = new Map<number, { hits: Hit[]; rank: number; categories: Set<string> }>();
-  for (const hit of hits) {
-    const entry = byProject.get(hit.candidate.project_id) ?? {
-      hits: [],
-      rank: 0,
-      categories: new Set(),
-    };
-    entry.hits.push(hit);
-    entry.rank += hit.candidate.rank;
-    entry.categories.add(hit.candidate.category);
-    byProject.set(hit.candidate.project_id, entry);
-  }
-  const ranked = [...byProject.values()].sort(
-    (a, b) =>
-      b.hits.length - a.hits.length ||
-      b.rank - a.rank ||
-      a.hits[0].candidate.project_id - b.hits[0].candidate.project_id,
-  );
-  const shown = ranked.slice(0, limit);
-  const details = await hitDetails(
-    query,
-    shown.map((e) => e.hits[0]),
-  );
-  const data: ProjectMatch[] = shown.flatMap((e) => {
-    const best = e.hits[0];
-    const d = details.get(best.candidate.chunk_id);
-    if (!d) return [];
-    return [
-      {
-        projectId: best.candidate.project_id,
-        projectName: d.project_name,
-        matchCount: e.hits.length,
-        categoriesMatched: [...e.categories].sort(),
-        bestExcerpt: excerptOf(best, d),
+  const tsquery = searchQueryLiteral(terms);
+  return readSnapshot(em, async (query) => {
+    const counts = await coverage(query, scope);
+    let total = 0;
+    let candidates = 0;
+    let data: ProjectMatch[] = [];
+    if (tsquery !== null) {
+      const m = matchesSql(scope, tsquery);
+      // Per-project tallies in SQL; a project's best hit is its first in the search's own order.
+      const rows = await query<{
+        project_id: number;
+        match_count: number;
+        categories: string[];
+        best_chunk_id: number;
+        total: number;
+        chunks: string;
+      }>(
+        `select p.*, count(*) over ()::int as total, sum(p.match_count) over () as chunks
+           from (select m.project_id, count(*)::int as match_count, sum(m.rank::float8) as rank,
+                        array_agg(distinct m.category order by m.category) as categories,
+                        -- the least of (-rank, document, chunk index, chunk): the project's first hit in
+                        -- the search's own order, found without sorting the group (ids fit a float8 exactly)
+                        (min(array[-m.rank::float8, m.document_id, m.chunk_index, m.chunk_id]))[4]::int as best_chunk_id
+                   from (${m.sql}) m group by m.project_id) p
+          order by p.match_count desc, p.rank desc, p.project_id limit $${m.next}`,
+        [...m.params, limit],
+      );
+      total = rows[0]?.total ?? 0;
+      candidates = Number(rows[0]?.chunks ?? 0);
+      const hits = await showHits(
+        query,
+        rows.map((r) => r.best_chunk_id),
+        terms,
+      );
+      const hitOf = new Map(hits.map((h) => [h.details.project_id, h]));
+      data = rows.flatMap((r) => {
+        const best = hitOf.get(r.project_id);
+        if (!best) return [];
+        return [
+          {
+            projectId: r.project_id,
+            projectName: best.details.project_name,
+            matchCount: r.match_count,
+            categoriesMatched: r.categories,
+            bestExcerpt: excerptOf(best),
+          },
+        ];
+      });
+    }
+    return {
+      data,
+      meta: {
+        query: q,
+        expandedTerms: terms,
+        totalProjects: total,
+        coverage: { ...counts, preFilterCandidates: candidates },
       },
-    ];
+    };
   });
-  return {
-    data,
-    meta: {
-      query: q,
-      expandedTerms: terms,
-      totalProjects: ranked.length,
-      coverage: { ...counts, preFilterCandidates: candidates },
-    },
-  };
 }
 
 export async function projectDocuments(

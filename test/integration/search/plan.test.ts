@@ -1,4 +1,4 @@
-import { buildPrefilterTsquerySql } from '../../../src/search/match.js';
+import { searchQueryLiteral } from '../../../src/search/lexemes.js';
 import { expandQuery } from '../../../src/search/synonyms.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 
@@ -18,10 +18,9 @@ describe('pre-filter query plan', () => {
       // Tiny test tables favour a sequential scan; disabling it shows whether the index can serve the query.
       await client.query('begin');
       await client.query('set local enable_seqscan = off');
-      const tsq = buildPrefilterTsquerySql(expandQuery('quartz countertops').terms, 1);
       const res = await client.query(
-        `explain select c.id from chunk c where c.search_vector @@ ${tsq.sql}`,
-        tsq.params,
+        `explain select c.id from chunk c where c.search_vector @@ $1::tsquery`,
+        [searchQueryLiteral(expandQuery('quartz countertops').terms)],
       );
       const plan = res.rows.map((r: any) => r['QUERY PLAN']).join('\n');
       expect(plan).toMatch(/Bitmap Index Scan on chunk_search_vector_gin/);

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { chunkPages, type PageText } from '../../../src/search/chunk.js';
 import { findFirstMatch } from '../../../src/search/match.js';
-import { normalize, tokenForm } from '../../../src/search/normalize.js';
+import { searchVectorLiteral } from '../../../src/search/lexemes.js';
+import { normalize } from '../../../src/search/normalize.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -32,7 +33,7 @@ describe('chunkPages', () => {
       expect(chunk.rawText.length).toBeLessThanOrEqual(1000);
       expect(chunk.rawText).toBe(chunk.rawText.trim());
       expect(chunk.searchText).toBe(normalize(chunk.rawText).text);
-      expect(chunk.searchTokens).toBe(tokenForm(chunk.searchText));
+      expect(chunk.searchVector).toBe(searchVectorLiteral(chunk.searchText));
       expect(chunk.pageTextHash).toBe(sha256(normalize(page.text).text));
     }
     expect(chunks.at(-1)).toMatchObject({ pageNumber: 3, rawText: 'Short last page.' });

@@ -1,9 +1,5 @@
-import {
-  buildExcerpt,
-  buildPrefilterTsquerySql,
-  findFirstMatch,
-  matchesAt,
-} from '../../../src/search/match.js';
+import { searchQueryLiteral, searchVectorLiteral, termQueryLiteral } from '../../../src/search/lexemes.js';
+import { buildExcerpt, findFirstMatch, matchesAt } from '../../../src/search/match.js';
 import { normalize, normalizeText } from '../../../src/search/normalize.js';
 
 describe('findFirstMatch', () => {
@@ -58,16 +54,22 @@ describe('findFirstMatch', () => {
   });
 });
 
-describe('buildPrefilterTsquerySql', () => {
-  it('ORs one phrase query per distinct token form, numbered from firstParam', () => {
-    expect(buildPrefilterTsquerySql(['30 inch gas range', 'counter-tops', 'counter tops', '&'], 3)).toEqual({
-      sql: "(phraseto_tsquery('simple', $3::text) || phraseto_tsquery('simple', $4::text))",
-      params: ['30 inch gas range', 'counter tops'],
-    });
+describe('searchQueryLiteral', () => {
+  it('ORs one exact phrase per distinct term, with punctuation as its own lexeme', () => {
+    expect(searchQueryLiteral(['30 inch gas range', 'counter-tops', 'counter tops', '&', "o'neil"])).toBe(
+      "('30' <-> 'inch' <-> 'gas' <-> 'range') | ('counter' <-> '-' <-> 'tops') | ('counter' <-> 'tops') | ('o' <-> '''' <-> 'neil')",
+    );
+  });
+
+  it('marks punctuation at the ends of a term, so it needs a non-word character beyond it', () => {
+    expect(termQueryLiteral('(quartz)')).toBe("'s(' <-> 'quartz' <-> 'p)'");
+    expect(searchVectorLiteral('see (quartz), or not')).toBe(
+      "'see':1 ' (':2 's(':2 'quartz':3 '), ':4 's, ':4 'p),':4 'p)':4 'or':5 'not':6",
+    );
   });
 
   it('matches nothing when no term is searchable', () => {
-    expect(buildPrefilterTsquerySql(['-', ''], 1)).toEqual({ sql: '(NULL::tsquery)', params: [] });
+    expect(searchQueryLiteral(['-', ''])).toBeNull();
   });
 });
 
