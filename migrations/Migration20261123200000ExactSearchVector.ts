@@ -20,10 +20,12 @@ export class Migration20261123200000ExactSearchVector extends Migration {
         [after],
       )) as { id: number; search_text: string }[];
       if (rows.length === 0) break;
+      // One JSON parameter: the driver would spread a JS array into a list of parameters.
+      const vectors = rows.map((r) => ({ id: r.id, vector: searchVectorLiteral(r.search_text) }));
       await this.execute(
         `update chunk c set search_vector = v.vector::tsvector
-           from unnest(?::int[], ?::text[]) as v(id, vector) where c.id = v.id`,
-        [rows.map((r) => r.id), rows.map((r) => searchVectorLiteral(r.search_text))],
+           from json_to_recordset(?::json) as v(id int, vector text) where c.id = v.id`,
+        [JSON.stringify(vectors)],
       );
       after = rows[rows.length - 1].id;
     }

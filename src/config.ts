@@ -11,6 +11,13 @@ const EnvSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .regex(
+      /^postgres(ql)?:\/\/[^,]+(,\s*postgres(ql)?:\/\/[^,]+)*$/,
+      'must be a comma-separated list of postgres:// URLs',
+    )
+    .optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_BASE_URL: z.string().url().optional(),
@@ -38,6 +45,8 @@ export type RateLimitStore = { kind: 'memory' } | { kind: 'postgres' } | { kind:
 
 export interface AppConfig {
   readonly databaseUrl: string | null;
+  /** Streaming replicas for reads that tolerate lag (search, catalogue); empty: all on the primary. */
+  readonly databaseReplicaUrls: readonly string[];
   readonly embedded: boolean;
   readonly host: string;
   readonly port: number;
@@ -75,6 +84,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   const embedded = !e.DATABASE_URL;
   const rateLimitStore = parseRateLimitStore(e.RATE_LIMIT_STORE, embedded);
+  if (embedded && e.DATABASE_REPLICA_URLS) {
+    throw new ConfigError(['DATABASE_REPLICA_URLS: replicas need DATABASE_URL (the primary)']);
+  }
   if (embedded && rateLimitStore.kind === 'postgres') {
     throw new ConfigError([
       'RATE_LIMIT_STORE: postgres needs DATABASE_URL (the embedded database is private to one process)',
@@ -84,6 +96,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
   return Object.freeze({
     databaseUrl: e.DATABASE_URL ?? null,
+    databaseReplicaUrls: Object.freeze(
+      (e.DATABASE_REPLICA_URLS ?? '')
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+    ),
     embedded,
     host,
     port: e.PORT,

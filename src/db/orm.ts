@@ -48,7 +48,7 @@ function baseOptions(log: (message: string) => void): Options {
  * PGlite under DATA_DIR (a `memory://` data dir keeps it in memory, for tests).
  */
 export async function openDatabase(
-  config: Pick<AppConfig, 'databaseUrl' | 'dataDir'>,
+  config: Pick<AppConfig, 'databaseUrl' | 'dataDir'> & Partial<Pick<AppConfig, 'databaseReplicaUrls'>>,
   opts: { pglite?: PGlite; poolSize?: number; log?: (message: string) => void } = {},
 ): Promise<Database> {
   // MikroORM's own messages (migrations applied) go to the app logger; silent unless one is given.
@@ -58,6 +58,13 @@ export async function openDatabase(
       ...baseOptions(log),
       clientUrl: config.databaseUrl,
       pool: { min: 0, max: opts.poolSize ?? 10 },
+      // Replicas serve only the reads that ask for them (`getConnection('read')`: search and the
+      // catalogue); everything else, writes and reads right after writes, stays on the primary.
+      replicas: (config.databaseReplicaUrls ?? []).map((clientUrl, i) => ({
+        name: `replica-${i + 1}`,
+        clientUrl,
+      })),
+      preferReadReplicas: false,
     });
     return { orm, pglite: null, close: () => orm.close(true) };
   }

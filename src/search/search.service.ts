@@ -109,11 +109,11 @@ interface PoolClient {
 }
 
 /**
- * Runs `work` on one connection, in a read-only repeatable-read transaction (the count, the ranked
+ * Runs `work` on one connection (a read replica's when one is configured), in a read-only repeatable-read transaction (the count, the ranked
  * page and the hit details see one snapshot) with the statement deadline set for it alone.
  */
 async function readSnapshot<T>(em: EntityManager, work: (query: Query) => Promise<T>): Promise<T> {
-  const pool = (await em.getConnection().getNativeClient()) as { connect: () => Promise<PoolClient> };
+  const pool = (await em.getConnection('read').getNativeClient()) as { connect: () => Promise<PoolClient> };
   const client = await pool.connect();
   let failed: Error | undefined;
   try {
@@ -141,8 +141,9 @@ async function readSnapshot<T>(em: EntityManager, work: (query: Query) => Promis
   }
 }
 
+/** Search reads tolerate replica lag: a read replica answers them when one is configured. */
 async function nativeQuery(em: EntityManager): Promise<Query> {
-  const pool = (await em.getConnection().getNativeClient()) as {
+  const pool = (await em.getConnection('read').getNativeClient()) as {
     query: (sql: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
   };
   return async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[];

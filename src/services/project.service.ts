@@ -51,11 +51,13 @@ export async function listProjects(
     orderBy: { name: 'asc', id: 'asc' },
     limit: perPage,
     offset: (page - 1) * perPage,
+    // The catalogue tolerates replica lag: a read replica serves it when one is configured.
+    connectionType: 'read',
   });
   const totalPages = Math.ceil(total / perPage);
   return { items, total, page, perPage, totalPages, meta: { page, perPage, total, totalPages } };
 }
 
 export async function getProject(em: EntityManager, id: string | number): Promise<Project | null> {
-  return em.findOne(ProjectSchema, { id: parseId('id', id) });
+  return em.findOne(ProjectSchema, { id: parseId('id', id) }, { connectionType: 'read' });
 }
