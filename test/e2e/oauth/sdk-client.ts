@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { freePort } from '../../support/net.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
@@ -83,17 +83,7 @@ export class HeadlessClientProvider implements OAuthClientProvider {
   }
 }
 
-/** A port that was free a moment ago, so PUBLIC_BASE_URL can name the address the server listens on. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /**
  * Starts the service with PUBLIC_BASE_URL naming its real address, as the OAuth metadata, the

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -12,6 +11,7 @@ import {
   createTeam,
   createUser,
 } from '../../support/factories.js';
+import { freePort } from '../../support/net.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 /**
@@ -31,17 +31,6 @@ function pgTool(tool: string, args: string[]): string {
     ? ['runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]]
     : [join(BIN, tool), args];
   return execFileSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 // Needs the PostgreSQL 15 server binaries (installed with the server, as in CI); without them the
