@@ -115,7 +115,7 @@ maybe('read replicas', () => {
     await addMember(t, team.id, user.id);
     token = (await createAccessToken(t, team.id, user.id)).secret;
     projectId = (await createProject(t, { name: 'Replica Heights' })).id;
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await t?.close();
@@ -175,7 +175,7 @@ maybe('read replicas', () => {
     await caughtUp();
     const fresh = await t!.gql(SEARCH, { q: 'wine fridge' }, token);
     expect(fresh.data.searchDocumentText.meta.totalChunksMatched).toBe(1);
-  }, 120_000);
+  }, 300_000);
 
   it('serves the catalogue from the replica', async () => {
     await caughtUp();
@@ -190,5 +190,5 @@ maybe('read replicas', () => {
     }
     await caughtUp();
     expect((await t!.gql(PROJECTS, {}, t!.operator)).data.projects.total).toBe(2);
-  }, 60_000);
+  }, 120_000);
 });
