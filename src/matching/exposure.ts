@@ -7,7 +7,21 @@ export type CompassPoint = (typeof POINTS)[number];
  * suite's several faces ("N, E", "north & east"). Returns null when nothing is recognisable, so an
  * unreadable value counts as missing rather than as a mismatch.
  */
-export function parseExposure(text: string): CompassPoint[] | null {
+export function parseExposure(text: string): readonly CompassPoint[] | null {
+  const known = parsed.get(text);
+  if (known !== undefined) return known;
+  const points = readExposure(text);
+  // Plans carry a handful of distinct exposures and every listing is judged against each plan:
+  // remembering the readings saves re-parsing the same few strings thousands of times a request.
+  if (parsed.size >= MAX_REMEMBERED) parsed.clear();
+  parsed.set(text, points);
+  return points;
+}
+
+const MAX_REMEMBERED = 1024;
+const parsed = new Map<string, readonly CompassPoint[] | null>();
+
+function readExposure(text: string): readonly CompassPoint[] | null {
   const folded = text
     .toUpperCase()
     .replace(/NORTH/g, 'N')
@@ -23,7 +37,7 @@ export function parseExposure(text: string): CompassPoint[] | null {
     if (!point) return null;
     points.add(point);
   }
-  return points.size ? [...points] : null;
+  return points.size ? Object.freeze([...points]) : null;
 }
 
 /** Steps around the ring between two points: 0 same, 1 adjacent (SW and S), up to 4 opposite. */
@@ -33,7 +47,7 @@ export function compassDistance(a: CompassPoint, b: CompassPoint): number {
 }
 
 /** The closest pair between two sets of faces, so a corner suite matches on any face it shares. */
-export function closestExposure(a: CompassPoint[], b: CompassPoint[]): number {
+export function closestExposure(a: readonly CompassPoint[], b: readonly CompassPoint[]): number {
   let best = Infinity;
   for (const x of a) for (const y of b) best = Math.min(best, compassDistance(x, y));
   return best;

@@ -47,7 +47,8 @@ interface Judged {
   /** The listing's unit number is in this plan's unit schedule. */
   hit: boolean;
   score: number;
-  signals: MatchSignal[];
+  /** How each signal scored; reported only for the top candidate, so built only for it. */
+  signals: () => MatchSignal[];
   /** Weight of the signals the listing gave a value for. */
   evidence: number;
 }
@@ -56,15 +57,22 @@ function judge(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan, 
   const schedule = scheduleSignal(listing, facts, plan);
   const inSchedule = schedule.result === 'match';
   const evidence = planEvidence(listing, facts, plan, t.sqftTolerancePct);
-  const signals: MatchSignal[] = [schedule];
   let weighted = 0;
   let total = 0;
-  for (const [signal, { weightless, ...e }] of evidence) {
-    const weight = weightless ? 0 : SIGNAL_WEIGHTS[signal];
-    signals.push({ signal, weight, ...e, score: round4(e.score) });
+  for (const [signal, e] of evidence) {
+    const weight = e.weightless ? 0 : SIGNAL_WEIGHTS[signal];
     weighted += weight * e.score;
     total += weight;
   }
+  const signals = (): MatchSignal[] => [
+    schedule,
+    ...evidence.map(([signal, { weightless, ...e }]) => ({
+      signal,
+      weight: weightless ? 0 : SIGNAL_WEIGHTS[signal],
+      ...e,
+      score: round4(e.score),
+    })),
+  ];
   // A schedule is the developer's own unit-to-plan table: a hit settles the match.
   const score = inSchedule ? 1 : total > 0 ? round4(weighted / total) : 0;
   return { plan, hit: inSchedule, score, signals, evidence: total };
@@ -107,7 +115,7 @@ export function matchListing(
   if (!hits && best.evidence === 0) return { ...empty, status: 'no_match', message: TOO_LITTLE };
 
   const top = ranked.slice(0, Math.max(1, thresholds.maxCandidates));
-  const result = { ref: listing.ref, candidates: top.map(scored), signals: best.signals };
+  const result = { ref: listing.ref, candidates: top.map(scored), signals: best.signals() };
   const matched = {
     ...result,
     status: 'matched' as const,

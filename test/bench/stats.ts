@@ -5,6 +5,8 @@ export interface Latency {
   n: number;
   p50: number;
   p95: number;
+  /** autocannon reports p97.5, not p95: in-process figures carry it too, so ratios compare like with like. */
+  p97_5: number;
   mean: number;
 }
 
@@ -14,7 +16,13 @@ export function latency(samples: number[]): Latency {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
   const mean = sorted.reduce((s, x) => s + x, 0) / Math.max(1, sorted.length);
-  return { n: sorted.length, p50: round(at(0.5)), p95: round(at(0.95)), mean: round(mean) };
+  return {
+    n: sorted.length,
+    p50: round(at(0.5)),
+    p95: round(at(0.95)),
+    p97_5: round(at(0.975)),
+    mean: round(mean),
+  };
 }
 
 export function ratio(a: number, b: number): number {
