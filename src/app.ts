@@ -15,6 +15,7 @@ import { buildAppSchema } from './graphql/schema.js';
 import { createIngestion } from './ingestion/ingestion.js';
 import type { Extractor } from './ingestion/ingest.service.js';
 import { registerGraphQL } from './http/graphql.plugin.js';
+import { registerLoadShedding } from './http/load-shedding.js';
 import { buildHttpServer } from './http/server.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
@@ -29,6 +30,8 @@ export interface App {
 
 export interface AppOptions {
   logger?: boolean;
+  /** Where the log goes instead of stdout (tests read it back). */
+  logStream?: NodeJS.WritableStream;
   /** Reuse an embedded engine (tests clone one migrated template per file). */
   pglite?: PGlite;
   /** Override limiter policies (tests use small windows). */
@@ -68,7 +71,8 @@ async function openLimiter(
 
 /** Builds the whole service (database, limiter, schema, HTTP routes) without listening. */
 export async function createApp(config: AppConfig, opts: AppOptions = {}): Promise<App> {
-  const server = buildHttpServer({ config }, { logger: opts.logger });
+  const server = buildHttpServer({ config }, { logger: opts.logger, logStream: opts.logStream });
+  await registerLoadShedding(server, config.overload);
   const db = await openDatabase(config, {
     pglite: opts.pglite,
     log: (message) => server.log.debug({ component: 'mikro-orm' }, stripVTControlCharacters(message)),

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -39,9 +40,30 @@ const EnvSchema = z.object({
     .default('auto')
     .describe('auto: seed demo data on the first embedded start'),
   DEMO_CORPUS_PROJECTS: z.coerce.number().int().min(0).max(200).default(12),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .describe('proxy hops to trust (a number) or comma-separated proxy addresses/CIDRs; unset trusts none'),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
+  OVERLOAD_MAX_HEAP_BYTES: z.coerce.number().int().min(0).default(0),
+  OVERLOAD_MAX_RSS_BYTES: z.coerce.number().int().min(0).default(0),
+  OVERLOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
 });
 
 export type RateLimitStore = { kind: 'memory' } | { kind: 'postgres' } | { kind: 'redis'; url: string };
+
+/** Fastify's trustProxy: false, a hop count, or the addresses of the proxies whose X-Forwarded-For is believed. */
+export type TrustProxy = false | number | string[];
+
+/** Load shedding (503 before work starts) and the per-request deadline; 0 turns a threshold off. */
+export interface OverloadConfig {
+  readonly requestTimeoutMs: number;
+  readonly maxEventLoopDelayMs: number;
+  readonly maxHeapBytes: number;
+  readonly maxRssBytes: number;
+  readonly retryAfterSeconds: number;
+}
 
 export interface AppConfig {
   readonly databaseUrl: string | null;
@@ -59,6 +81,8 @@ export interface AppConfig {
   readonly maxUploadBytes: number;
   readonly demoSeed: boolean;
   readonly demoCorpusProjects: number;
+  readonly trustProxy: TrustProxy;
+  readonly overload: OverloadConfig;
 }
 
 export class ConfigError extends Error {
@@ -74,6 +98,32 @@ function parseRateLimitStore(value: string | undefined, embedded: boolean): Rate
   return { kind: 'redis', url: value };
 }
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: a hop count ("1": the nearest proxy's X-Forwarded-For entry is the client) or
+ * proxy addresses/CIDRs. "true" (trust every hop) is refused: any client could then pick its own
+ * address and dodge the per-address limits.
+ */
+function parseTrustProxy(value: string | undefined): TrustProxy | string {
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => {
+    if (PROXY_NAMES.has(e)) return false;
+    const [addr, bits, ...rest] = e.split('/');
+    const family = isIP(addr ?? '');
+    if (!family || rest.length) return true;
+    if (bits === undefined) return false;
+    const n = Number(bits);
+    return !/^\d+$/.test(bits) || n > (family === 4 ? 32 : 128);
+  });
+  if (bad.length) {
+    return `TRUST_PROXY: expected a hop count or comma-separated IP addresses/CIDRs (or loopback, linklocal, uniquelocal); not understood: ${bad.join(', ')}`;
+  }
+  return entries;
+}
+
 /** Parses an environment (process.env by default) into a frozen config, or throws ConfigError listing every problem. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
@@ -82,6 +132,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
   }
   const e = parsed.data;
+  const trustProxy = parseTrustProxy(e.TRUST_PROXY);
+  if (typeof trustProxy === 'string') throw new ConfigError([trustProxy]);
   const embedded = !e.DATABASE_URL;
   const rateLimitStore = parseRateLimitStore(e.RATE_LIMIT_STORE, embedded);
   if (embedded && e.DATABASE_REPLICA_URLS) {
@@ -114,5 +166,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     demoSeed: e.DEMO_SEED === 'auto',
     demoCorpusProjects: e.DEMO_CORPUS_PROJECTS,
+    trustProxy,
+    overload: Object.freeze({
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      maxEventLoopDelayMs: e.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+      maxHeapBytes: e.OVERLOAD_MAX_HEAP_BYTES,
+      maxRssBytes: e.OVERLOAD_MAX_RSS_BYTES,
+      retryAfterSeconds: e.OVERLOAD_RETRY_AFTER_SECONDS,
+    }),
   });
 }

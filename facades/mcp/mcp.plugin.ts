@@ -220,6 +220,7 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
             ip: request.ip,
             requestId: request.id,
             ratePolicy: 'mcp',
+            signal: request.workSignal,
           },
           deps,
         );

@@ -89,6 +89,7 @@ export async function registerRest(
           requestId: request.id,
           scope,
           ratePolicy: scope,
+          signal: request.workSignal,
         },
         deps,
       );

@@ -10,6 +10,7 @@ import { AppError } from '../errors/catalogue.js';
 import { assertAudience } from '../oauth/audience.js';
 import { authenticateSession } from '../users/session.service.js';
 import type { Ingestion } from '../ingestion/ingestion.js';
+import { throwIfAborted } from '../http/deadline.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What every transport shares: one database, one limiter, one config. */
@@ -36,6 +37,8 @@ export interface ContextRequest {
   session?: string;
   /** `X-Team-Id`: the team a session acts for when its user belongs to several. */
   teamId?: string;
+  /** The request's deadline and disconnect signal (src/http/deadline.ts); aborted work stops. */
+  signal?: AbortSignal;
 }
 
 export interface RequestContext {
@@ -46,8 +49,13 @@ export interface RequestContext {
   loaders: Loaders;
   /** The rate-limit decision for this request, for the facades' headers. */
   rate: RateDecision | null;
+  /** Aborted when the deadline passes or the client disconnects: checked before each batch of reads. */
+  signal: AbortSignal;
   deps: AppDeps;
 }
+
+/** In-process callers (CLIs, tests) that pass no signal. */
+const NEVER_ABORTED = new AbortController().signal;
 
 const DEFAULT_POLICY: Record<Transport, RatePolicyName> = { graphql: 'graphql', mcp: 'mcp', rest: 'graphql' };
 
@@ -57,6 +65,8 @@ const DEFAULT_POLICY: Record<Transport, RatePolicyName> = { graphql: 'graphql', 
  * facade maps those to its wire format in one place.
  */
 export async function createContext(req: ContextRequest, deps: AppDeps): Promise<RequestContext> {
+  const signal = req.signal ?? NEVER_ABORTED;
+  throwIfAborted(signal);
   const em = deps.em.fork();
   const secret = readBearer(req.authorization, req.transport);
   const session = secret === null && accepts(req.transport, 'session') ? req.session : undefined;
@@ -94,13 +104,15 @@ export async function createContext(req: ContextRequest, deps: AppDeps): Promise
   const rateKey = viewer ? viewer.credential.rateKey : `anon:${req.ip}`;
   const rate = await deps.limiter.consume(policy, rateKey);
   if (!rate.allowed) throw rateLimited(rate);
+  throwIfAborted(signal);
   return {
     requestId: req.requestId,
     transport: req.transport,
     viewer,
     em,
-    loaders: createLoaders(em),
+    loaders: createLoaders(em, signal),
     rate,
+    signal,
     deps,
   };
 }

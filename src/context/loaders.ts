@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { throwIfAborted } from '../http/deadline.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   BuildingSchema,
@@ -27,44 +28,59 @@ function byId<T extends { id: number }>(rows: T[], ids: readonly number[]): (T |
 }
 
 /** Per-request batch loaders: listing N projects with their children costs a constant number of queries. */
-export function createLoaders(em: EntityManager) {
+export function createLoaders(em: EntityManager, signal?: AbortSignal) {
+  /** A request past its deadline, or whose client left, reads nothing more. */
+  const guarded =
+    <K, V>(batch: (ids: readonly K[]) => Promise<V[]>) =>
+    (ids: readonly K[]): Promise<V[]> => {
+      throwIfAborted(signal);
+      return batch(ids);
+    };
   return {
-    project: new DataLoader<number, Project | null>(async (ids) =>
-      byId(await em.find(ProjectSchema, { id: { $in: [...ids] } }), ids),
+    project: new DataLoader<number, Project | null>(
+      guarded(async (ids) => byId(await em.find(ProjectSchema, { id: { $in: [...ids] } }), ids)),
     ),
-    developer: new DataLoader<number, Developer | null>(async (ids) =>
-      byId(await em.find(DeveloperSchema, { id: { $in: [...ids] } }), ids),
+    developer: new DataLoader<number, Developer | null>(
+      guarded(async (ids) => byId(await em.find(DeveloperSchema, { id: { $in: [...ids] } }), ids)),
     ),
-    extraction: new DataLoader<number, Extraction | null>(async (ids) =>
-      byId(await em.find(ExtractionSchema, { id: { $in: [...ids] } }), ids),
+    extraction: new DataLoader<number, Extraction | null>(
+      guarded(async (ids) => byId(await em.find(ExtractionSchema, { id: { $in: [...ids] } }), ids)),
     ),
-    buildingsByProject: new DataLoader<number, Building[]>(async (ids) =>
-      groupBy(
-        await em.find(BuildingSchema, { project: { $in: [...ids] } }, { orderBy: { id: 'asc' } }),
-        (b) => b.project.id,
-        ids,
+    buildingsByProject: new DataLoader<number, Building[]>(
+      guarded(async (ids) =>
+        groupBy(
+          await em.find(BuildingSchema, { project: { $in: [...ids] } }, { orderBy: { id: 'asc' } }),
+          (b) => b.project.id,
+          ids,
+        ),
       ),
     ),
-    floorPlansByBuilding: new DataLoader<number, FloorPlan[]>(async (ids) =>
-      groupBy(
-        await em.find(FloorPlanSchema, { building: { $in: [...ids] } }, { orderBy: { id: 'asc' } }),
-        (f) => f.building!.id,
-        ids,
+    floorPlansByBuilding: new DataLoader<number, FloorPlan[]>(
+      guarded(async (ids) =>
+        groupBy(
+          await em.find(FloorPlanSchema, { building: { $in: [...ids] } }, { orderBy: { id: 'asc' } }),
+          (f) => f.building!.id,
+          ids,
+        ),
       ),
     ),
-    floorPlansByProject: new DataLoader<number, FloorPlan[]>(async (ids) =>
-      groupBy(
-        await em.find(FloorPlanSchema, { project: { $in: [...ids] } }, { orderBy: { id: 'asc' } }),
-        (f) => f.project.id,
-        ids,
+    floorPlansByProject: new DataLoader<number, FloorPlan[]>(
+      guarded(async (ids) =>
+        groupBy(
+          await em.find(FloorPlanSchema, { project: { $in: [...ids] } }, { orderBy: { id: 'asc' } }),
+          (f) => f.project.id,
+          ids,
+        ),
       ),
     ),
     /** Latest documents only; revisions are reached through Document.revisions. */
-    documentsByProject: new DataLoader<number, Document[]>(async (ids) =>
-      groupBy(
-        await em.find(DocumentSchema, { project: { $in: [...ids] } }, { orderBy: { id: 'asc' } }),
-        (d) => d.project.id,
-        ids,
+    documentsByProject: new DataLoader<number, Document[]>(
+      guarded(async (ids) =>
+        groupBy(
+          await em.find(DocumentSchema, { project: { $in: [...ids] } }, { orderBy: { id: 'asc' } }),
+          (d) => d.project.id,
+          ids,
+        ),
       ),
     ),
   };

@@ -77,6 +77,29 @@ export function operationComplexity(
   });
 }
 
+/** Whether a selection (fragments included) reads `__schema` or `__type`; `__typename` is not introspection of the schema. */
+export function selectsIntrospection(
+  set: SelectionSetNode,
+  document?: DocumentNode,
+  seen = new Set<string>(),
+): boolean {
+  for (const sel of set.selections) {
+    if (sel.kind === Kind.FIELD) {
+      if (sel.name.value === '__schema' || sel.name.value === '__type') return true;
+    } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+      if (selectsIntrospection(sel.selectionSet, document, seen)) return true;
+    } else if (document && !seen.has(sel.name.value)) {
+      seen.add(sel.name.value);
+      const frag = document.definitions.find(
+        (d): d is FragmentDefinitionNode =>
+          d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === sel.name.value,
+      );
+      if (frag && selectsIntrospection(frag.selectionSet, document, seen)) return true;
+    }
+  }
+  return false;
+}
+
 export function assertComplexity(complexity: number, max = MAX_COMPLEXITY): void {
   if (complexity > max) {
     throw new GraphQLError(`Query complexity ${complexity} exceeds the maximum of ${max}`, {

@@ -3,10 +3,16 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, getVariableValues, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { createContext, type AppDeps, type RequestContext } from '../context/context.js';
 import { AppError } from '../errors/catalogue.js';
-import { assertComplexity, depthLimit, operationComplexity } from '../graphql/limits.js';
+import {
+  assertComplexity,
+  depthLimit,
+  operationComplexity,
+  selectsIntrospection,
+} from '../graphql/limits.js';
+import { ClientGone, DeadlineExceeded } from './deadline.js';
 import { readSessionCookie } from '../users/session-cookie.js';
 
 /** AppError → GraphQL error with the catalogue's code; the HTTP status rides along for context errors. */
@@ -42,6 +48,10 @@ export function formatGraphQLError(deps: AppDeps) {
     ) {
       return { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } };
     }
+    // The request's deadline passed or its client left: the HTTP layer has answered (or nobody listens).
+    if (original instanceof DeadlineExceeded || original instanceof ClientGone) {
+      return { message: original.message, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
+    }
     if (
       original &&
       !(original instanceof GraphQLError) &&
@@ -62,8 +72,38 @@ function complexityPlugin(schema: GraphQLSchema): ApolloServerPlugin<RequestCont
   return {
     requestDidStart: () =>
       Promise.resolve({
-        didResolveOperation: ({ document, request, operationName }) => {
+        didResolveOperation: ({ document, request, operation, operationName }) => {
+          // Variables that do not coerce are the caller's bad input: execution reports them as a 400
+          // with BAD_USER_INPUT; estimating the cost first would turn them into a 500.
+          const coerced = getVariableValues(
+            schema,
+            operation?.variableDefinitions ?? [],
+            request.variables ?? {},
+          );
+          if (coerced.errors) return Promise.resolve();
           assertComplexity(operationComplexity(schema, document, request.variables ?? {}, operationName));
+          return Promise.resolve();
+        },
+      }),
+  };
+}
+
+/**
+ * Introspection answers the whole schema; outside development only signed-in callers get it
+ * (everyone else reads the committed SDL, schema/subgraph.graphql). `__typename` stays open.
+ */
+function introspectionGuardPlugin(config: AppDeps['config']): ApolloServerPlugin<RequestContext> {
+  return {
+    requestDidStart: () =>
+      Promise.resolve({
+        didResolveOperation: ({ operation, document, contextValue }) => {
+          if (config.nodeEnv === 'development' || contextValue.viewer) return Promise.resolve();
+          if (operation && selectsIntrospection(operation.selectionSet, document)) {
+            throw new GraphQLError(
+              'Introspection needs a signed-in caller: send Authorization: Bearer <token>, or read the published schema (schema/subgraph.graphql)',
+              { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } },
+            );
+          }
           return Promise.resolve();
         },
       }),
@@ -88,6 +128,7 @@ export async function registerGraphQL(
     includeStacktraceInErrorResponses: false,
     plugins: [
       fastifyApolloDrainPlugin(app),
+      introspectionGuardPlugin(deps.config),
       complexityPlugin(schema),
       deps.config.nodeEnv === 'production'
         ? ApolloServerPluginLandingPageDisabled()
@@ -108,6 +149,7 @@ export async function registerGraphQL(
             allowAnonymous: true,
             session: readSessionCookie(request, deps.config),
             teamId: headerValue(request.headers['x-team-id']),
+            signal: request.workSignal,
           },
           deps,
         );

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { AppDeps } from '../context/context.js';
+import { registerDeadline } from './deadline.js';
+import { redactUrl, refuseQueryCredentials } from './query-credentials.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -14,18 +16,30 @@ export const REDACTED_PATHS = [
 
 export function buildHttpServer(
   deps: Pick<AppDeps, 'config'>,
-  opts: { logger?: boolean } = {},
+  opts: { logger?: boolean; logStream?: NodeJS.WritableStream } = {},
 ): FastifyInstance {
+  const { config } = deps;
   const app = Fastify({
     logger:
       opts.logger === false
         ? false
         : {
-            level: deps.config.logLevel,
+            level: config.logLevel,
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
             redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+            serializers: {
+              req: (req: FastifyRequest) => ({
+                method: req.method,
+                url: redactUrl(req.url),
+                host: req.host,
+                remoteAddress: req.ip,
+                remotePort: req.socket?.remotePort,
+              }),
+            },
           },
     bodyLimit: 1024 * 1024,
-    trustProxy: false,
+    // Fastify takes a hop count or addresses; the TRUST_PROXY type is the same set of values.
+    trustProxy: config.trustProxy as boolean | string[],
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
@@ -33,6 +47,11 @@ export function buildHttpServer(
   });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+  });
+  refuseQueryCredentials(app);
+  registerDeadline(app, {
+    timeoutMs: config.overload.requestTimeoutMs,
+    retryAfterSeconds: config.overload.retryAfterSeconds,
   });
   return app;
 }

@@ -66,6 +66,9 @@ export async function startTestApp(
     DATA_DIR: 'memory://',
     RATE_LIMIT_STORE: 'memory',
     DEMO_SEED: 'off',
+    // Shedding on event-loop delay is off by default here: on a CPU shared by parallel suites a
+    // stall says nothing about this app's load. Tests of shedding turn it on.
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     ...env,
   });

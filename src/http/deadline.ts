@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import { sendUnavailable } from './unavailable.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Aborted when the request's deadline passes or its client goes away: work for it should stop.
+     * The reason is a DeadlineExceeded or a ClientGone error. (Fastify's own `request.signal`
+     * cannot serve: on Node 22 it aborts as soon as a POST body has been read.)
+     */
+    workSignal: AbortSignal;
+  }
+}
+
+export class DeadlineExceeded extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`Request deadline of ${timeoutMs} ms exceeded`);
+    this.name = 'DeadlineExceeded';
+  }
+}
+
+export class ClientGone extends Error {
+  constructor() {
+    super('The client closed the connection');
+    this.name = 'ClientGone';
+  }
+}
+
+/** Throws the signal's reason when the request it belongs to should do no more work. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new ClientGone();
+}
+
+/**
+ * Every request on every transport gets one deadline and one AbortSignal (`request.workSignal`). When
+ * the deadline passes first, the client gets 503 with Retry-After at once; when the client
+ * disconnects, nobody is left to answer. Either way the signal aborts, so the one context, the
+ * batch loaders and the database layer can stop the request's remaining work.
+ */
+export function registerDeadline(
+  app: FastifyInstance,
+  opts: { timeoutMs: number; retryAfterSeconds: number },
+): void {
+  app.decorateRequest('workSignal', null as unknown as AbortSignal);
+  app.addHook('onRequest', (request, reply, done) => {
+    const controller = new AbortController();
+    request.workSignal = controller.signal;
+    const timer = setTimeout(() => {
+      controller.abort(new DeadlineExceeded(opts.timeoutMs));
+      if (!reply.sent && !reply.raw.headersSent) {
+        request.log.warn({ timeoutMs: opts.timeoutMs }, 'request deadline exceeded');
+        sendUnavailable(
+          request,
+          reply,
+          opts.retryAfterSeconds,
+          `The request did not finish within ${opts.timeoutMs} ms: retry in ${opts.retryAfterSeconds} seconds`,
+        );
+      }
+    }, opts.timeoutMs);
+    // 'close' on the response comes after it finished or when the connection dropped before that.
+    reply.raw.once('close', () => {
+      clearTimeout(timer);
+      if (!reply.raw.writableFinished && !controller.signal.aborted) controller.abort(new ClientGone());
+    });
+    done();
+  });
+}
