@@ -7,11 +7,17 @@ import {
   type SelectionSetNode,
   type ValidationContext,
   type DocumentNode,
+  type GraphQLField,
+  type GraphQLOutputType,
+  getNamedType,
+  isLeafType,
+  isListType,
+  isNonNullType,
 } from 'graphql';
-import { getComplexity, simpleEstimator, fieldExtensionsEstimator } from 'graphql-query-complexity';
+import { getComplexity } from 'graphql-query-complexity';
+import { badInput } from '../errors/catalogue.js';
 
 export const MAX_DEPTH = 10;
-export const MAX_COMPLEXITY = 5000;
 
 /** Validation rule: refuses operations nested deeper than `max` fields (fragments are followed). */
 export function depthLimit(max = MAX_DEPTH) {
@@ -54,7 +60,92 @@ export function depthLimit(max = MAX_DEPTH) {
   };
 }
 
-/** Complexity estimate: each field costs 1; list fields multiply by their page size argument when given. */
+/**
+ * The cost of an operation approximates how many values its answer can hold, so the limit bounds
+ * the response: at roughly 60 bytes a value, MAX_COMPLEXITY keeps any accepted answer near 3 MB.
+ * Every list multiplies the cost of what it holds by its page size (an argument, or the bound its
+ * resolver enforces, LIST_BOUNDS); aliases are counted one by one.
+ */
+export const MAX_COMPLEXITY = 50_000;
+
+/** Page sizes of the nested list fields (`first`, with `offset`): the default and the most one page may hold. */
+export const PAGE = {
+  buildings: { default: 10, max: 50 },
+  floorPlans: { default: 50, max: 200 },
+  documents: { default: 50, max: 200 },
+} as const;
+
+/** Most items a list field without a page-size argument can hold (enforced by its resolver or by the data's own limits). */
+export const LIST_BOUNDS: Readonly<Record<string, number>> = {
+  // Already multiplied at the root field by its page-size argument.
+  'ProjectPage.items': 1,
+  'SearchDocumentTextResult.data': 1,
+  'FindProjectsMentioningResult.data': 1,
+  'DocumentContextResult.data': 1,
+  'FloorPlanMatchResult.results': 1,
+  // Bounded by their resolvers or inputs.
+  'ProjectDocumentsResult.data': 500,
+  'ListingMatch.candidates': 10,
+  'ListingMatch.signals': 10,
+  'Query.apiKeys': 100,
+  'Query.accessTokens': 200,
+};
+
+/** Lists of scalars cost by the values they usually hold (a floor plan's unit schedule, a building's addresses). */
+const SCALAR_LIST_COST = 10;
+/** A list field of an unknown bound is assumed this long. */
+const DEFAULT_LIST_BOUND = 100;
+/** Text fields much longer than a typical value. */
+const LONG_TEXT_COST: Readonly<Record<string, number>> = {
+  'ChunkHit.excerpt': 4,
+  'ProjectMatch.bestExcerpt': 4,
+  'ContextChunk.text': 20,
+  'Query._service': 2000,
+};
+/**
+ * Introspection is a fixed cost whatever is selected below it: the schema does not grow with the
+ * data, and graphql-js's MaxIntrospectionDepthRule already refuses recursive nesting. A full
+ * introspection answer is ~110 KB.
+ */
+const INTROSPECTION_COST: Readonly<Record<string, number>> = { __schema: 2000, __type: 50 };
+
+type Args = Record<string, unknown>;
+const num = (v: unknown, fallback: number): number => (typeof v === 'number' ? v : fallback);
+const len = (v: unknown): number => (Array.isArray(v) ? v.length : 1);
+
+/**
+ * Paged fields: how many items the answer holds for the given arguments. Values above a field's
+ * bound are clamped to it: its resolver refuses them with a message naming the argument.
+ */
+const PAGED: Readonly<Record<string, (args: Args) => number>> = {
+  'Query.projects': (a) => Math.min(num(a.perPage, 20), 50),
+  'Query.searchDocumentText': (a) => Math.min(num(a.limit, 10), 25),
+  'Query.findProjectsMentioning': (a) => Math.min(num(a.limit, 25), 50),
+  'Query.documentContext': (a) => 1 + Math.min(num(a.before, 1), 5) + Math.min(num(a.after, 1), 5),
+  'Query.matchFloorPlans': (a) => Math.min(len(a.listings), 100),
+  'Query._entities': (a) => len(a.representations),
+  'Project.buildings': (a) => Math.min(num(a.first, PAGE.buildings.default), PAGE.buildings.max),
+  'Project.floorPlans': (a) => Math.min(num(a.first, PAGE.floorPlans.default), PAGE.floorPlans.max),
+  'Building.floorPlans': (a) => Math.min(num(a.first, PAGE.floorPlans.default), PAGE.floorPlans.max),
+  'Project.documents': (a) => Math.min(num(a.first, PAGE.documents.default), PAGE.documents.max),
+};
+
+function isListOf(type: GraphQLOutputType): { list: boolean; leaf: boolean } {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  return { list: isListType(inner), leaf: isLeafType(getNamedType(type)) };
+}
+
+/** How many items the field's answer can hold, per the arguments it was given. */
+function listMultiplier(parent: string, field: GraphQLField<unknown, unknown>, args: Args): number {
+  const key = `${parent}.${field.name}`;
+  const paged = PAGED[key];
+  if (paged) return Math.max(1, paged(args));
+  const bound = LIST_BOUNDS[key];
+  if (bound !== undefined) return bound;
+  return isListOf(field.type).list ? DEFAULT_LIST_BOUND : 1;
+}
+
+/** The operation's cost (see MAX_COMPLEXITY); throws the GraphQLError of an invalid variable. */
 export function operationComplexity(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -67,12 +158,13 @@ export function operationComplexity(
     variables,
     operationName: operationName ?? undefined,
     estimators: [
-      fieldExtensionsEstimator(),
-      ({ args, childComplexity }) => {
-        const size = [args.perPage, args.limit, args.first].find((v): v is number => typeof v === 'number');
-        return size !== undefined ? 1 + childComplexity * Math.min(size, 100) : undefined;
+      ({ type, field, args, childComplexity }) => {
+        const fixed = INTROSPECTION_COST[field.name] ?? LONG_TEXT_COST[`${type.name}.${field.name}`];
+        if (fixed !== undefined) return fixed;
+        const { list, leaf } = isListOf(field.type);
+        if (leaf) return list ? SCALAR_LIST_COST : 1;
+        return 1 + childComplexity * listMultiplier(type.name, field, args);
       },
-      simpleEstimator({ defaultComplexity: 1 }),
     ],
   });
 }
@@ -106,4 +198,20 @@ export function assertComplexity(complexity: number, max = MAX_COMPLEXITY): void
       extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
     });
   }
+}
+
+/** One page of an already loaded child list; `first` and `offset` are validated against the field's bound. */
+export function pageOf<T>(
+  items: readonly T[],
+  bound: { default: number; max: number },
+  first: number | null | undefined,
+  offset: number | null | undefined,
+): T[] {
+  const size = first ?? bound.default;
+  if (!Number.isInteger(size) || size < 1 || size > bound.max) {
+    throw badInput('first', `must be an integer from 1 to ${bound.max}`);
+  }
+  const skip = offset ?? 0;
+  if (!Number.isInteger(skip) || skip < 0) throw badInput('offset', 'must be an integer of 0 or more');
+  return items.slice(skip, skip + size);
 }

@@ -11,6 +11,7 @@ import {
   ProjectType,
 } from '../types/project.type.js';
 import { DocumentType } from '../types/document.type.js';
+import { PAGE, pageOf } from '../limits.js';
 
 @Resolver(() => ProjectType)
 export class ProjectResolver {
@@ -37,27 +38,55 @@ export class ProjectResolver {
     return (await ctx.loaders.developer.load(project.developer.id))?.name ?? null;
   }
 
-  @FieldResolver(() => [BuildingType])
-  buildings(@Root() project: Project, @Ctx() ctx: RequestContext): Promise<Building[]> {
-    return ctx.loaders.buildingsByProject.load(project.id);
+  @FieldResolver(() => [BuildingType], { description: pageDescription('buildings', PAGE.buildings) })
+  async buildings(
+    @Root() project: Project,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first: number | null,
+    @Arg('offset', () => Int, { nullable: true }) offset: number | null,
+  ): Promise<Building[]> {
+    return pageOf(await ctx.loaders.buildingsByProject.load(project.id), PAGE.buildings, first, offset);
   }
 
-  @FieldResolver(() => [FloorPlanType])
-  floorPlans(@Root() project: Project, @Ctx() ctx: RequestContext) {
-    return ctx.loaders.floorPlansByProject.load(project.id);
+  @FieldResolver(() => [FloorPlanType], { description: pageDescription('floor plans', PAGE.floorPlans) })
+  async floorPlans(
+    @Root() project: Project,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first: number | null,
+    @Arg('offset', () => Int, { nullable: true }) offset: number | null,
+  ) {
+    return pageOf(await ctx.loaders.floorPlansByProject.load(project.id), PAGE.floorPlans, first, offset);
   }
 
-  @FieldResolver(() => [DocumentType], { description: 'Latest revisions of the project documents' })
-  async documents(@Root() project: Project, @Ctx() ctx: RequestContext): Promise<Document[]> {
-    return (await ctx.loaders.documentsByProject.load(project.id)).filter((d) => d.isLatest);
+  @FieldResolver(() => [DocumentType], {
+    description: `Latest revisions of the project documents. ${pageDescription('documents', PAGE.documents)}`,
+  })
+  async documents(
+    @Root() project: Project,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first: number | null,
+    @Arg('offset', () => Int, { nullable: true }) offset: number | null,
+  ): Promise<Document[]> {
+    const latest = (await ctx.loaders.documentsByProject.load(project.id)).filter((d) => d.isLatest);
+    return pageOf(latest, PAGE.documents, first, offset);
   }
+}
+
+/** Nested lists are paged so a query's cost (src/graphql/limits.ts) bounds its answer. */
+function pageDescription(what: string, bound: { default: number; max: number }): string {
+  return `A page of the ${what}, in id order: first (default ${bound.default}, at most ${bound.max}) from offset (default 0)`;
 }
 
 @Resolver(() => BuildingType)
 export class BuildingResolver {
-  @FieldResolver(() => [FloorPlanType])
-  floorPlans(@Root() building: Building, @Ctx() ctx: RequestContext) {
-    return ctx.loaders.floorPlansByBuilding.load(building.id);
+  @FieldResolver(() => [FloorPlanType], { description: pageDescription('floor plans', PAGE.floorPlans) })
+  async floorPlans(
+    @Root() building: Building,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first: number | null,
+    @Arg('offset', () => Int, { nullable: true }) offset: number | null,
+  ) {
+    return pageOf(await ctx.loaders.floorPlansByBuilding.load(building.id), PAGE.floorPlans, first, offset);
   }
 
   @FieldResolver(() => ProjectType)

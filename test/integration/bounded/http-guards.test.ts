@@ -159,7 +159,7 @@ describe('through the whole service', () => {
     log = '';
     stream.on('data', (d: Buffer) => (log += d.toString()));
     t = await startTestApp(
-      { REQUEST_TIMEOUT_MS: '400', TRUST_PROXY: '127.0.0.1', LOG_LEVEL: 'info' },
+      { REQUEST_TIMEOUT_MS: '2000', TRUST_PROXY: '127.0.0.1', LOG_LEVEL: 'info' },
       {
         logger: true,
         logStream: stream,
@@ -204,7 +204,7 @@ describe('through the whole service', () => {
     expect(gql.body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
     const rest = await stalledUpload(t.url, '/api/v1/floorplan-match', { authorization: `Bearer ${key}` });
     expect(rest.status).toBe(503);
-    expect(rest.body.message).toMatch(/did not finish within 400 ms/);
+    expect(rest.body.message).toMatch(/did not finish within 2000 ms/);
   });
 
   it('keys per-address limits on the client address a trusted proxy forwards', async () => {
