@@ -36,6 +36,16 @@ function stalledUpload(
   });
 }
 
+async function listen(server: FastifyInstance): Promise<string> {
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(server.addresses()[0] as { port: number }).port}`;
+}
+
+async function until(ready: () => boolean, ms = 5000): Promise<void> {
+  for (const end = Date.now() + ms; !ready() && Date.now() < end;)
+    await new Promise((r) => setTimeout(r, 20));
+}
+
 function busyWait(ms: number): void {
   const until = Date.now() + ms;
   while (Date.now() < until) {
@@ -52,12 +62,11 @@ describe('HTTP layer: deadline, disconnect, load shedding', () => {
     const config = loadConfig({
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
-      REQUEST_TIMEOUT_MS: '300',
-      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '30',
+      REQUEST_TIMEOUT_MS: '1500',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
       OVERLOAD_RETRY_AFTER_SECONDS: '7',
     });
     server = buildHttpServer({ config }, { logger: false });
-    await registerLoadShedding(server, config.overload);
     // Probe routes: they only report what the HTTP layer hands every route.
     server.get('/healthz', () => ({ status: 'ok' }));
     server.get('/fast', () => ({ ok: true }));
@@ -65,14 +74,12 @@ describe('HTTP layer: deadline, disconnect, load shedding', () => {
       await new Promise<void>((resolve) => {
         const done = () => resolve();
         request.workSignal.addEventListener('abort', done);
-        setTimeout(done, 2000);
+        setTimeout(done, 5000);
       });
       seen.push({ aborted: request.workSignal.aborted, reason: request.workSignal.reason });
       return { late: true };
     });
-    await server.listen({ host: '127.0.0.1', port: 0 });
-    url = `http://127.0.0.1:${(server.addresses()[0] as { port: number }).port}`;
-    await new Promise((r) => setTimeout(r, 700)); // shedding arms after start-up samples
+    url = await listen(server);
   });
   afterAll(async () => {
     await server.close();
@@ -82,11 +89,11 @@ describe('HTTP layer: deadline, disconnect, load shedding', () => {
     seen.length = 0;
     const started = Date.now();
     const res = await fetch(`${url}/wait`);
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(Date.now() - started).toBeLessThan(4000);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('7');
-    expect(((await res.json()) as { message: string }).message).toMatch(/did not finish within 300 ms/);
-    await new Promise((r) => setTimeout(r, 50));
+    expect(((await res.json()) as { message: string }).message).toMatch(/did not finish within 1500 ms/);
+    await until(() => seen.length > 0);
     expect(seen[0]?.aborted).toBe(true);
     expect(seen[0]?.reason).toBeInstanceOf(DeadlineExceeded);
   });
@@ -98,30 +105,45 @@ describe('HTTP layer: deadline, disconnect, load shedding', () => {
     await new Promise((r) => setTimeout(r, 100));
     controller.abort();
     await pending;
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => seen.length > 0);
     expect(seen[0]?.aborted).toBe(true);
     expect(seen[0]?.reason).toBeInstanceOf(ClientGone);
   });
 
   it('sheds new requests with 503 and Retry-After while the event loop is stalled; liveness stays 200', async () => {
-    busyWait(800);
-    let shed: Response | null = null;
-    const deadline = Date.now() + 1000;
-    while (!shed && Date.now() < deadline) {
-      const [res, health] = await Promise.all([fetch(`${url}/fast`), fetch(`${url}/healthz`)]);
-      expect(health.status).toBe(200);
-      if (res.status === 503) shed = res;
-      else expect(res.status).toBe(200);
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '30',
+      OVERLOAD_RETRY_AFTER_SECONDS: '7',
+    });
+    const shedding = buildHttpServer({ config }, { logger: false });
+    await registerLoadShedding(shedding, config.overload);
+    shedding.get('/healthz', () => ({ status: 'ok' }));
+    shedding.get('/fast', () => ({ ok: true }));
+    const base = await listen(shedding);
+    try {
+      await new Promise((r) => setTimeout(r, 700)); // shedding arms after the start-up samples
+      busyWait(800);
+      let shed: Response | null = null;
+      const deadline = Date.now() + 1000;
+      while (!shed && Date.now() < deadline) {
+        const [res, health] = await Promise.all([fetch(`${base}/fast`), fetch(`${base}/healthz`)]);
+        expect(health.status).toBe(200);
+        if (res.status === 503) shed = res;
+        else expect(res.status).toBe(200);
+      }
+      expect(shed?.headers.get('retry-after')).toBe('7');
+      expect(((await shed!.json()) as { message: string }).message).toMatch(/overloaded/);
+      // Once the loop is free again the next samples clear the pressure.
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = (await fetch(`${base}/fast`)).status;
+      }
+      expect(status).toBe(200);
+    } finally {
+      await shedding.close();
     }
-    expect(shed?.headers.get('retry-after')).toBe('7');
-    expect(((await shed!.json()) as { message: string }).message).toMatch(/overloaded/);
-    // Once the loop is free again the next samples clear the pressure.
-    let status = 0;
-    for (let i = 0; i < 30 && status !== 200; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      status = (await fetch(`${url}/fast`)).status;
-    }
-    expect(status).toBe(200);
   });
 
   it('redacts credential parameters from logged URLs', () => {
