@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type AppConfig } from './config.js';
 import { generateSecret } from './auth/secret.js';
+import { startBanner } from './demo/banner.js';
 import { seedDemo, seedDemoDocuments, type DemoCredentials } from './demo/seed.js';
 import { DocumentSchema, ExtractionSchema } from './entities/index.js';
 
@@ -20,42 +21,6 @@ function readConfig(): AppConfig {
   }
 }
 
-function banner(
-  config: AppConfig,
-  adminToken: string | null,
-  demo: DemoCredentials | null,
-  ms: number,
-): string {
-  const base = config.publicBaseUrl;
-  const lines = [
-    '',
-    `Property Data Service is up in ${(ms / 1000).toFixed(1)} s (${config.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})`,
-    `  GraphQL        ${base}/graphql`,
-    `  Fusion REST    ${base}/api/v1   (OpenAPI: ${base}/api/v1/openapi.json)`,
-    `  MCP tools      ${base}/mcp`,
-    `  Health         ${base}/healthz  ${base}/readyz`,
-  ];
-  if (adminToken && demo) lines.push('', `Operator token (this run only): ${adminToken}`);
-  if (demo) {
-    lines.push('', 'Demo credentials (re-issued at every start; the previous ones are revoked):');
-    for (const c of demo.teams) {
-      lines.push(`  ${c.plan.padEnd(9)} team "${c.teamName}"`);
-      if (c.apiKey) lines.push(`      API key (Fusion REST):  ${c.apiKey}`);
-      lines.push(`      MCP access token:       ${c.mcpToken}`);
-    }
-    const pro = demo.teams.find((c) => c.plan === 'pro');
-    if (pro) {
-      lines.push(
-        '',
-        'Try it:',
-        `  curl -s ${base}/graphql -H 'content-type: application/json' -H 'authorization: Bearer ${pro.mcpToken}' \\`,
-        `    -d '{"query":"{ projects(filter: {city: \\"Toronto\\"}) { total items { id name city } } }"}'`,
-      );
-    }
-  }
-  return lines.join('\n');
-}
-
 const base = readConfig();
 // The embedded demo prints an operator token when none is configured, so a newcomer can try the operator mutations.
 const adminToken =
@@ -65,7 +30,7 @@ const app = await createApp(config);
 let demo: DemoCredentials | null = null;
 if (config.embedded && config.demoSeed) demo = await seedDemo(app);
 await app.server.listen({ host: config.host, port: config.port });
-console.log(banner(config, adminToken, demo, performance.now() - startedAt));
+console.log(startBanner(config, adminToken, demo, performance.now() - startedAt));
 // The corpus is generated and queued after the server listens: it answers at once, and search
 // coverage grows as extraction proceeds (meta.coverage shows how far it got).
 const corpusQueued = demo

@@ -17,6 +17,7 @@ import { buildDemoDataset } from './dataset.js';
 
 export interface DemoTeamCredentials {
   plan: Plan;
+  agentTier: AgentTier;
   teamName: string;
   userEmail: string;
   apiKey: string | null;
@@ -151,7 +152,7 @@ export async function seedDemo(app: App, opts: { seed?: number } = {}): Promise<
         name: DEMO_CREDENTIAL_NAME,
       })
     ).secret;
-    teams.push({ plan: spec.plan, teamName, userEmail, apiKey, mcpToken });
+    teams.push({ plan: spec.plan, agentTier: spec.agentTier, teamName, userEmail, apiKey, mcpToken });
   }
   return { teams, password: DEMO_PASSWORD, createdProjects };
 }

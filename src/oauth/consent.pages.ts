@@ -28,8 +28,10 @@ function teamChoice(m: TeamMembership, checked: boolean): SafeHtml {
         ${eligible ? '' : html`disabled`}
         ${checked ? html`checked` : ''}
       />
-      ${m.team.name}
-      ${eligible ? '' : html`<span class="muted"> (needs an active Agent or Enterprise subscription)</span>`}
+      <span
+        >${m.team.name}
+        ${eligible ? '' : html`<span class="muted note">Needs an active Agent or Enterprise subscription</span>`}</span
+      >
     </label>
   </div>`;
 }

@@ -12,6 +12,9 @@ export function isCrossSitePost(request: FastifyRequest, config: Pick<AppConfig,
   if (fetchSite === 'cross-site') return true;
   const origin = request.headers.origin;
   if (origin === undefined) return false;
+  // `Origin: null` comes from pages under a `no-referrer` policy (one a proxy may add) as well as
+  // from sandboxed frames: only Sec-Fetch-Site, which pages cannot set, tells them apart.
+  if (origin === 'null') return fetchSite !== 'same-origin';
   return origin !== new URL(config.publicBaseUrl).origin;
 }
 

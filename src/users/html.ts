@@ -45,12 +45,15 @@ const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;background:#f5f6f8;color:#1d2330;margin:0}
 main{max-width:28rem;margin:4rem auto;background:#fff;border-radius:10px;padding:2rem;box-shadow:0 1px 4px #0002}
 h1{font-size:1.3rem;margin-top:0}label{display:block;margin:.8rem 0 .2rem}
-input[type=email],input[type=password]{width:100%;padding:.5rem;box-sizing:border-box;font:inherit}
+input[type=email],input[type=password]{width:100%;padding:.5rem;box-sizing:border-box;font:inherit;border:1px solid #9aa3b0;border-radius:6px}
 button{font:inherit;padding:.5rem 1.2rem;margin:1rem .5rem 0 0;border-radius:6px;border:1px solid #999;cursor:pointer}
 button.primary{background:#2454d6;border-color:#2454d6;color:#fff}
 .error{background:#fde8e8;border:1px solid #f3b4b4;padding:.6rem;border-radius:6px}
 .muted{color:#5b6473;font-size:.9rem}fieldset{border:1px solid #d5d9e0;border-radius:6px}
-.team{margin:.4rem 0}.team.disabled{color:#8a919c}`;
+.team label{display:flex;gap:.6rem;align-items:flex-start;margin:0;padding:.45rem 0}
+.team input{width:1.15rem;height:1.15rem;margin:.2rem 0 0;flex:none}.team.disabled{color:#8a919c}
+.note{display:block}
+@media (max-width:32rem){main{margin:1rem;padding:1.25rem}h1{font-size:1.2rem}}`;
 
 export function page(title: string, body: SafeHtml): SafeHtml {
   return html`<!doctype html>
@@ -71,8 +74,11 @@ export function page(title: string, body: SafeHtml): SafeHtml {
 
 /**
  * Sends a server-rendered page. The pages carry credentials or consent, so they are never cached,
- * never framed (clickjacking a consent button), and leak no referrer. No `form-action` directive:
- * browsers apply it to the redirect that follows the consent POST, which goes to the client.
+ * never framed (clickjacking a consent button), and leak no referrer to other sites. The referrer
+ * policy is `same-origin`, not `no-referrer`: under `no-referrer` browsers send `Origin: null` with
+ * the pages' own form posts, which the cross-site check cannot tell from a forged post. No
+ * `form-action` directive: browsers apply it to the redirect that follows the consent POST, which
+ * goes to the client.
  */
 export function sendPage(reply: FastifyReply, status: number, markup: SafeHtml): FastifyReply {
   return reply
@@ -84,7 +90,7 @@ export function sendPage(reply: FastifyReply, status: number, markup: SafeHtml):
       "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
     )
     .header('x-frame-options', 'DENY')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', 'same-origin')
     .header('x-content-type-options', 'nosniff')
     .send(markup.value);
 }

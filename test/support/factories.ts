@@ -38,8 +38,8 @@ export async function createApiKey(
 export async function createUser(
   t: TestApp,
   password = 'correct horse battery',
+  email = `${unique('user')}@example.com`,
 ): Promise<{ id: string; email: string; password: string }> {
-  const email = `${unique('user')}@example.com`;
   const { createUser: user } = await t.op(
     `mutation($input: CreateUserInput!) { createUser(input: $input) { id email } }`,
     { input: { email, name: 'Test User', password } },

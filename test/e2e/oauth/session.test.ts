@@ -35,6 +35,8 @@ describe('sign-in pages and sessions', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
     expect(res.headers.get('x-frame-options')).toBe('DENY');
+    // Not no-referrer: under it browsers post the page's own forms with `Origin: null`.
+    expect(res.headers.get('referrer-policy')).toBe('same-origin');
   });
 
   it('signs in with email and password: HttpOnly SameSite=Lax cookie, stored only as a hash', async () => {
@@ -105,6 +107,21 @@ describe('sign-in pages and sessions', () => {
     );
     expect(crossSite.status).toBe(403);
     expect(crossSite.headers.getSetCookie()).toEqual([]);
+  });
+
+  it.each([
+    ['from the same origin', 303, { 'sec-fetch-site': 'same-origin' }],
+    ['with no Sec-Fetch-Site', 403, {}],
+    ['from another site', 403, { 'sec-fetch-site': 'cross-site' }],
+    ['from a sibling subdomain', 403, { 'sec-fetch-site': 'same-site' }],
+  ])('a sign-in posted with `Origin: null` %s answers %i', async (_name, status, headers) => {
+    const user = await createUser(t);
+    const res = await new Browser(t.url).post(
+      '/login',
+      { email: user.email, password: user.password, next: '/login' },
+      { origin: 'null', ...headers },
+    );
+    expect(res.status).toBe(status);
   });
 
   it.each([

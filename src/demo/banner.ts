@@ -1,0 +1,63 @@
+import type { AppConfig } from '../config.js';
+import type { DemoCredentials } from './seed.js';
+
+type BannerConfig = Pick<AppConfig, 'publicBaseUrl' | 'embedded' | 'dataDir'>;
+
+/**
+ * How to sign in as the demo users. Only the embedded demo has them: a real database never gets
+ * demo users, and the banner says nothing about passwords there even if handed credentials.
+ */
+function signInLines(config: BannerConfig, demo: DemoCredentials): string[] {
+  if (!config.embedded) return [];
+  const base = config.publicBaseUrl;
+  const width = Math.max(...demo.teams.map((c) => c.userEmail.length));
+  const lines = ['', `Demo sign-in at ${base}/login (every demo user's password: ${demo.password}):`];
+  for (const c of demo.teams) {
+    const connector = c.agentTier === 'none' ? '' : `, ${c.agentTier} tier: can connect AI clients`;
+    lines.push(`  ${c.userEmail.padEnd(width)}  owner of "${c.teamName}" (${c.plan}${connector})`);
+  }
+  const connectors = demo.teams.filter((c) => c.agentTier !== 'none').map((c) => c.userEmail);
+  lines.push(
+    `  Try: add ${base}/mcp as a remote MCP server in an MCP client; it opens this sign-in page: sign in as ${connectors.join(' or ')}.`,
+    `       Or sign in and manage a team's API keys and MCP tokens (GraphQL apiKeys, rollApiKey, accessTokens: README "Team settings").`,
+  );
+  return lines;
+}
+
+/** What `npm start` prints once the server listens: the URLs, and on the embedded demo how to get in. */
+export function startBanner(
+  config: BannerConfig,
+  adminToken: string | null,
+  demo: DemoCredentials | null,
+  ms: number,
+): string {
+  const base = config.publicBaseUrl;
+  const lines = [
+    '',
+    `Property Data Service is up in ${(ms / 1000).toFixed(1)} s (${config.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL'})`,
+    `  GraphQL        ${base}/graphql`,
+    `  Fusion REST    ${base}/api/v1   (OpenAPI: ${base}/api/v1/openapi.json)`,
+    `  MCP tools      ${base}/mcp`,
+    `  Health         ${base}/healthz  ${base}/readyz`,
+  ];
+  if (adminToken && demo) lines.push('', `Operator token (this run only): ${adminToken}`);
+  if (demo) {
+    lines.push('', 'Demo credentials (re-issued at every start; the previous ones are revoked):');
+    for (const c of demo.teams) {
+      lines.push(`  ${c.plan.padEnd(9)} team "${c.teamName}"`);
+      if (c.apiKey) lines.push(`      API key (Fusion REST):  ${c.apiKey}`);
+      lines.push(`      MCP access token:       ${c.mcpToken}`);
+    }
+    lines.push(...signInLines(config, demo));
+    const pro = demo.teams.find((c) => c.plan === 'pro');
+    if (pro) {
+      lines.push(
+        '',
+        'Try it:',
+        `  curl -s ${base}/graphql -H 'content-type: application/json' -H 'authorization: Bearer ${pro.mcpToken}' \\`,
+        `    -d '{"query":"{ projects(filter: {city: \\"Toronto\\"}) { total items { id name city } } }"}'`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
