@@ -75,13 +75,20 @@ export function outputSchemaFrom(
   const queryType = schema.getQueryType()!;
   const field = queryType.getFields()[rootField];
   if (!field) throw new Error(`unknown query field ${rootField}`);
+  // MCP requires outputSchema.type = "object": a tool's root field must be non-null.
+  if (!isNonNullType(field.type)) throw new Error(`${rootField} must be non-null to be a tool's output`);
   return typeSchema(field.type, selection);
 }
 
+/** Nullable exactly where GraphQL is: a non-null wrapper keeps the JSON type single. */
 function typeSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined): JsonSchema {
-  if (isNonNullType(type)) return typeSchema(type.ofType, selection);
-  if (isListType(type)) return nullable({ type: 'array', items: typeSchema(type.ofType, selection) });
-  return nullable(namedSchema(type, selection));
+  if (isNonNullType(type)) return valueSchema(type.ofType, selection);
+  return nullable(valueSchema(type, selection));
+}
+
+function valueSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined): JsonSchema {
+  if (isListType(type)) return { type: 'array', items: typeSchema(type.ofType, selection) };
+  return namedSchema(type, selection);
 }
 
 function namedSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined): JsonSchema {
@@ -103,7 +110,3 @@ function namedSchema(type: GraphQLOutputType, selection: SelectionSetNode | unde
   return { type: 'object', properties, required };
 }
 
-/** The object schema without the nullable wrapper (MCP requires outputSchema.type = "object"). */
-export function asObjectSchema(schema: JsonSchema): JsonSchema {
-  return Array.isArray(schema.type) ? { ...schema, type: 'object' } : schema;
-}

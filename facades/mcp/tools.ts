@@ -1,7 +1,7 @@
 import { Kind, type FieldNode, type GraphQLSchema } from 'graphql';
 import { CATEGORIES } from '../../src/entities/enums.js';
 import { loadOperation, type FacadeOperation } from '../operation.js';
-import { asObjectSchema, inputSchemaFrom, outputSchemaFrom, type JsonSchema } from './tool-schema.js';
+import { inputSchemaFrom, outputSchemaFrom, type JsonSchema } from './tool-schema.js';
 
 export interface ToolDefinition {
   name: string;
@@ -113,7 +113,7 @@ export function loadTools(schema: GraphQLSchema): Map<string, Tool> {
         title: spec.title,
         description: spec.description,
         inputSchema: inputSchemaFrom(operation.definition.variableDefinitions ?? [], spec.rules),
-        outputSchema: asObjectSchema(outputSchemaFrom(schema, root.name.value, root.selectionSet!)),
+        outputSchema: outputSchemaFrom(schema, root.name.value, root.selectionSet!),
         annotations: { readOnlyHint: true, openWorldHint: false, idempotentHint: true },
       },
     });

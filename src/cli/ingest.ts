@@ -7,6 +7,7 @@ import { loadConfig } from '../config.js';
 import { ExtractionSchema } from '../entities/index.js';
 import { AppError } from '../errors/catalogue.js';
 import { uploadDocument } from '../ingestion/ingest.service.js';
+import { parseId } from '../services/validate.js';
 
 /**
  * `npm run ingest -- <file-or-folder>... --project <id> --category <category> [--supersedes <documentId>]`
@@ -57,12 +58,13 @@ for (const file of files) {
     const outcome = await uploadDocument(
       em,
       {
-        projectId: values.project,
+        projectId: parseId('--project', values.project),
         category: values.category,
         name: basename(file),
         type: values.type ?? null,
         content: readFileSync(file),
-        supersedesDocumentId: files.length === 1 ? (values.supersedes ?? null) : null,
+        supersedesDocumentId:
+          files.length === 1 && values.supersedes ? parseId('--supersedes', values.supersedes) : null,
       },
       config.maxUploadBytes,
     );

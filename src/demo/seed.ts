@@ -65,7 +65,7 @@ async function seedCatalogue(app: App, seed: number): Promise<number> {
     });
     for (const b of p.buildings) {
       const building = await admin.createBuilding(em, {
-        projectId: String(project.id),
+        projectId: project.id,
         name: b.name,
         addresses: b.addresses,
         aliases: b.aliases,
@@ -74,8 +74,8 @@ async function seedCatalogue(app: App, seed: number): Promise<number> {
       });
       for (const f of b.floorPlans) {
         await admin.createFloorPlan(em, {
-          projectId: String(project.id),
-          buildingId: String(building.id),
+          projectId: project.id,
+          buildingId: building.id,
           name: f.name,
           model: f.model,
           bedrooms: f.bedrooms,
@@ -119,7 +119,7 @@ export async function seedDemo(app: App, opts: { seed?: number } = {}): Promise<
         name: `Demo ${spec.plan} user`,
         password: DEMO_PASSWORD,
       }));
-    await admin.addMembership(em, { teamId: String(team.id), userId: String(user.id), role: 'owner' });
+    await admin.addMembership(em, { teamId: team.id, userId: user.id, role: 'owner' });
     const now = new Date();
     await em.nativeUpdate(
       ApiKeySchema,
@@ -137,7 +137,7 @@ export async function seedDemo(app: App, opts: { seed?: number } = {}): Promise<
           await admin.createApiKey(
             em,
             {
-              teamId: String(team.id),
+              teamId: team.id,
               name: DEMO_CREDENTIAL_NAME,
               scopes: ['building-links', 'floorplan-match'],
             },
@@ -147,8 +147,8 @@ export async function seedDemo(app: App, opts: { seed?: number } = {}): Promise<
       : null;
     const mcpToken = (
       await admin.createAccessToken(em, {
-        teamId: String(team.id),
-        userId: String(user.id),
+        teamId: team.id,
+        userId: user.id,
         name: DEMO_CREDENTIAL_NAME,
       })
     ).secret;

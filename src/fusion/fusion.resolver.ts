@@ -1,4 +1,4 @@
-import { Arg, Ctx, ID, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
 import { requireFusionAccess, requireViewer } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
 import { buildingLink, matchFloorPlans } from './fusion.service.js';
@@ -10,9 +10,9 @@ export class FusionResolver {
   @Query(() => BuildingLink, {
     description: "Building Link: a building's identities and project (scope building-links)",
   })
-  buildingLink(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<BuildingLink> {
+  buildingLink(@Ctx() ctx: RequestContext, @Arg('id', () => Int) id: number): Promise<BuildingLink> {
     requireFusionAccess(requireViewer(ctx.viewer), 'building-links');
-    return buildingLink(ctx.em, /^\d{1,10}$/.test(id) ? Number(id) : NaN);
+    return buildingLink(ctx.em, id);
   }
 
   @Query(() => FloorPlanMatchResult, {

@@ -45,7 +45,7 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
     const resolvers = createResolversMap(schema) as Record<string, Record<string, unknown>>;
     resolvers.Project = {
       ...resolvers.Project,
-      __resolveReference: (ref: { id: string }, ctx: RequestContext) => resolveProjectReference(ref, ctx),
+      __resolveReference: (ref: { id: number | string }, ctx: RequestContext) => resolveProjectReference(ref, ctx),
     };
     return buildSubgraphSchema([
       {

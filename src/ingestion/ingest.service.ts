@@ -15,13 +15,13 @@ import { optionalText, parseId, requireOneOf, requireText } from '../services/va
 import type { ExtractionResult } from './extract.js';
 
 export interface UploadInput {
-  projectId: string | number;
+  projectId: number;
   category: string;
   name: string;
   type?: string | null;
   /** The PDF bytes (already decoded from base64 by the caller). */
   content: Uint8Array;
-  supersedesDocumentId?: string | number | null;
+  supersedesDocumentId?: number | null;
 }
 
 export interface UploadOutcome {
@@ -103,7 +103,7 @@ export async function uploadDocument(
 }
 
 /** Starts a re-index: a new extraction beside the current one, switched to only when it completes. */
-export async function reindexDocument(em: EntityManager, documentId: string | number): Promise<Extraction> {
+export async function reindexDocument(em: EntityManager, documentId: number): Promise<Extraction> {
   const id = parseId('documentId', documentId);
   const document = await em.findOne(DocumentSchema, { id });
   if (!document) throw badInput('documentId', `no document with id ${id}`);

@@ -1,4 +1,4 @@
-import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { requireOperator } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
 import { DocumentType, ExtractionType } from '../graphql/types/document.type.js';
@@ -7,7 +7,7 @@ import type { Ingestion } from './ingestion.js';
 
 @InputType()
 export class UploadDocumentInput {
-  @Field(() => ID) projectId!: string;
+  @Field(() => Int) projectId!: number;
   @Field({
     description:
       'One of: incentives, features-finishes, brochure, hot-list, price-list, deposit-structure, fact-sheet, other',
@@ -16,8 +16,8 @@ export class UploadDocumentInput {
   @Field({ description: 'File name of the PDF' }) name!: string;
   @Field(() => String, { nullable: true }) type?: string | null;
   @Field({ description: 'The PDF bytes, base64-encoded' }) contentBase64!: string;
-  @Field(() => ID, { nullable: true, description: 'The older revision this upload replaces (same project)' })
-  supersedesDocumentId?: string | null;
+  @Field(() => Int, { nullable: true, description: 'The older revision this upload replaces (same project)' })
+  supersedesDocumentId?: number | null;
 }
 
 @ObjectType('UploadDocumentPayload')
@@ -57,7 +57,7 @@ export class IngestionResolver {
     description:
       'Re-extracts a document into a new extraction; search switches to it atomically when it completes',
   })
-  async reindexDocument(@Ctx() ctx: RequestContext, @Arg('documentId', () => ID) documentId: string) {
+  async reindexDocument(@Ctx() ctx: RequestContext, @Arg('documentId', () => Int) documentId: number) {
     requireOperator(ctx.viewer);
     const extraction = await reindexDocument(ctx.em, documentId);
     await ingestion(ctx).queue.enqueue(extraction.id);

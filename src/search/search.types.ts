@@ -87,15 +87,27 @@ export class DocumentListing {
   @Field(() => Int) documentId!: number;
   @Field() name!: string;
   @Field() category!: string;
-  @Field(() => String, { nullable: true }) type!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The document type the publisher gave, when any; null when none was given',
+  })
+  type!: string | null;
   @Field({ description: 'false for documents that failed extraction or are still pending' })
   indexed!: boolean;
   @Field({ description: 'pending, processing, completed, no_text or failed' }) extractionStatus!: string;
-  @Field(() => String, { nullable: true, description: 'Null until the extraction has run' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'How the text was read (the extractor). null while the extraction has not run yet (extraction_status pending or processing): the document is not searchable yet; read extraction_status, not this field.',
+  })
   extractionMethod!: string | null;
   @Field(() => Int) pageCount!: number;
   @Field(() => Int) rawTextLength!: number;
-  @Field(() => String, { nullable: true, description: 'ISO 8601 with offset; null until indexed' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'When the document became searchable, ISO 8601 with offset. null when it is not indexed (indexed false: extraction pending, processing, failed or no_text): its text cannot be searched, and extraction_status says why.',
+  })
   indexedAt!: string | null;
 }
 

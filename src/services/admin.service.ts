@@ -50,19 +50,19 @@ import {
  * admin); every function validates all of its input before it writes anything.
  */
 
-async function findTeam(em: EntityManager, field: string, id: string | number): Promise<Team> {
+async function findTeam(em: EntityManager, field: string, id: number): Promise<Team> {
   const team = await em.findOne(TeamSchema, { id: parseId(field, id) });
   if (!team) throw badInput(field, `no team with id ${id}`);
   return team;
 }
 
-async function findUser(em: EntityManager, field: string, id: string | number): Promise<User> {
+async function findUser(em: EntityManager, field: string, id: number): Promise<User> {
   const user = await em.findOne(UserSchema, { id: parseId(field, id) });
   if (!user) throw badInput(field, `no user with id ${id}`);
   return user;
 }
 
-async function findProject(em: EntityManager, field: string, id: string | number): Promise<Project> {
+async function findProject(em: EntityManager, field: string, id: number): Promise<Project> {
   const project = await em.findOne(ProjectSchema, { id: parseId(field, id) });
   if (!project) throw badInput(field, `no project with id ${id}`);
   return project;
@@ -89,7 +89,7 @@ export async function createTeam(
 
 export async function updateTeam(
   em: EntityManager,
-  id: string | number,
+  id: number,
   input: { name?: string | null; plan?: unknown; agentTier?: unknown; subscriptionStatus?: unknown },
 ): Promise<Team> {
   const team = await findTeam(em, 'id', id);
@@ -130,7 +130,7 @@ export async function createUser(
 
 export async function addMembership(
   em: EntityManager,
-  input: { teamId: string; userId: string; role: unknown },
+  input: { teamId: number; userId: number; role: unknown },
 ): Promise<{ id: number; role: Role; team: Team; user: User }> {
   const role = requireOneOf<Role>('role', ROLES, input.role);
   const team = await findTeam(em, 'teamId', input.teamId);
@@ -146,7 +146,7 @@ export async function addMembership(
   return { id: membership.id, role, team, user };
 }
 
-export async function removeMembership(em: EntityManager, teamId: string, userId: string): Promise<boolean> {
+export async function removeMembership(em: EntityManager, teamId: number, userId: number): Promise<boolean> {
   const deleted = await em.nativeDelete(MembershipSchema, {
     team: parseId('teamId', teamId),
     user: parseId('userId', userId),
@@ -219,7 +219,7 @@ export async function createProject(em: EntityManager, input: ProjectInput): Pro
 export async function createBuilding(
   em: EntityManager,
   input: {
-    projectId: string;
+    projectId: number;
     name: string;
     addresses?: string[] | null;
     aliases?: string[] | null;
@@ -248,8 +248,8 @@ const EXPOSURES = ['N', 'NE', 'E', 'SE', 'S', 'SW', 'W', 'NW'] as const;
 export async function createFloorPlan(
   em: EntityManager,
   input: {
-    projectId: string;
-    buildingId?: string | null;
+    projectId: number;
+    buildingId?: number | null;
     name: string;
     model?: string | null;
     bedrooms: number;
@@ -317,7 +317,7 @@ export function validateScopes(team: Team, scopes: unknown): string[] {
 
 export async function createApiKey(
   em: EntityManager,
-  input: { teamId: string; name: string; scopes: string[]; expiresAt?: Date | null },
+  input: { teamId: number; name: string; scopes: string[]; expiresAt?: Date | null },
   createdByUserId: number | null,
 ): Promise<{ apiKey: ApiKey; secret: string }> {
   const name = requireText('name', input.name);
@@ -338,7 +338,7 @@ export async function createApiKey(
   return { apiKey, secret };
 }
 
-export async function revokeApiKey(em: EntityManager, id: string | number, teamId?: number): Promise<ApiKey> {
+export async function revokeApiKey(em: EntityManager, id: number, teamId?: number): Promise<ApiKey> {
   const key = await em.findOne(ApiKeySchema, { id: parseId('id', id), ...(teamId ? { team: teamId } : {}) });
   if (!key) throw badInput('id', `no API key with id ${id}`);
   key.revokedAt ??= new Date();
@@ -348,7 +348,7 @@ export async function revokeApiKey(em: EntityManager, id: string | number, teamI
 
 export async function createAccessToken(
   em: EntityManager,
-  input: { teamId: string; userId?: string | null; name: string; expiresAt?: Date | null },
+  input: { teamId: number; userId?: number | null; name: string; expiresAt?: Date | null },
 ): Promise<{ accessToken: AccessToken; secret: string }> {
   const name = requireText('name', input.name);
   const expiresAt = optionalFutureDate('expiresAt', input.expiresAt);
@@ -377,7 +377,7 @@ export async function createAccessToken(
 
 export async function revokeAccessToken(
   em: EntityManager,
-  id: string | number,
+  id: number,
   teamId?: number,
 ): Promise<AccessToken> {
   const token = await em.findOne(AccessTokenSchema, {

@@ -58,6 +58,6 @@ export async function listProjects(
   return { items, total, page, perPage, totalPages, meta: { page, perPage, total, totalPages } };
 }
 
-export async function getProject(em: EntityManager, id: string | number): Promise<Project | null> {
+export async function getProject(em: EntityManager, id: number): Promise<Project | null> {
   return em.findOne(ProjectSchema, { id: parseId('id', id) }, { connectionType: 'read' });
 }

@@ -17,7 +17,7 @@ function requireInteractive(viewer: Viewer): void {
 }
 
 /** Owner/admin of `teamId` (acting for that team) or the operator. */
-export function requireSettingsAccess(viewer: Viewer | null, teamId: string | number): Viewer {
+export function requireSettingsAccess(viewer: Viewer | null, teamId: number): Viewer {
   const v = requireViewer(viewer);
   if (v.isOperator) return v;
   requireInteractive(v);

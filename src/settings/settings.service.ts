@@ -62,7 +62,7 @@ function activeOnly(now: Date) {
 
 export async function listApiKeys(
   em: EntityManager,
-  teamId: string,
+  teamId: number,
   includeInactive: boolean,
   now = new Date(),
 ): Promise<ApiKeyView[]> {
@@ -76,7 +76,7 @@ export async function listApiKeys(
 
 export async function listAccessTokens(
   em: EntityManager,
-  teamId: string,
+  teamId: number,
   includeInactive: boolean,
   now = new Date(),
 ): Promise<AccessTokenView[]> {
@@ -95,7 +95,7 @@ export async function listAccessTokens(
  */
 export async function rollApiKey(
   em: EntityManager,
-  id: string,
+  id: number,
   expiresInSeconds: number,
   opts: { teamId: number | null; createdBy: number | null },
   now = new Date(),
@@ -142,12 +142,12 @@ export async function rollApiKey(
  */
 export async function createAccessToken(
   em: EntityManager,
-  input: { teamId: string; userId?: string | null; name: string; expiresAt?: Date | null },
+  input: { teamId: number; userId?: number | null; name: string; expiresAt?: Date | null },
   viewer: Viewer,
 ): Promise<{ accessToken: AccessToken; secret: string }> {
   let userId = input.userId ?? null;
   if (!viewer.isOperator) {
-    const self = String(viewer.user?.id ?? '');
+    const self = viewer.user?.id ?? null;
     if (userId !== null && userId !== self) {
       throw new AppError('FORBIDDEN', 'A team admin can create MCP access tokens only for themselves');
     }
@@ -159,7 +159,7 @@ export async function createAccessToken(
 /** Revoking a connector token also ends its grant, so the client cannot simply refresh. */
 export async function revokeAccessToken(
   em: EntityManager,
-  id: string,
+  id: number,
   teamId: number | null,
 ): Promise<AccessToken> {
   const token = await admin.revokeAccessToken(em, id, teamId ?? undefined);

@@ -7,7 +7,7 @@ const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toStri
 export async function createTeam(
   t: TestApp,
   input: { plan: string; agentTier?: string; subscriptionStatus?: string; name?: string },
-): Promise<{ id: string; plan: string }> {
+): Promise<{ id: number; plan: string }> {
   const { createTeam: team } = await t.op(
     `mutation($input: CreateTeamInput!) { createTeam(input: $input) { id plan } }`,
     {
@@ -24,10 +24,10 @@ export async function createTeam(
 
 export async function createApiKey(
   t: TestApp,
-  teamId: string,
+  teamId: number,
   scopes: string[],
   expiresAt?: string,
-): Promise<{ id: string; secret: string }> {
+): Promise<{ id: number; secret: string }> {
   const { createApiKey: created } = await t.op(
     `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { apiKey { id } secret } }`,
     { input: { teamId, name: unique('key'), scopes, expiresAt } },
@@ -39,7 +39,7 @@ export async function createUser(
   t: TestApp,
   password = 'correct horse battery',
   email = `${unique('user')}@example.com`,
-): Promise<{ id: string; email: string; password: string }> {
+): Promise<{ id: number; email: string; password: string }> {
   const { createUser: user } = await t.op(
     `mutation($input: CreateUserInput!) { createUser(input: $input) { id email } }`,
     { input: { email, name: 'Test User', password } },
@@ -47,7 +47,7 @@ export async function createUser(
   return { ...user, password };
 }
 
-export async function addMember(t: TestApp, teamId: string, userId: string, role = 'member'): Promise<void> {
+export async function addMember(t: TestApp, teamId: number, userId: number, role = 'member'): Promise<void> {
   await t.op(`mutation($input: AddMembershipInput!) { addMembership(input: $input) { id } }`, {
     input: { teamId, userId, role },
   });
@@ -55,10 +55,10 @@ export async function addMember(t: TestApp, teamId: string, userId: string, role
 
 export async function createAccessToken(
   t: TestApp,
-  teamId: string,
-  userId?: string,
+  teamId: number,
+  userId?: number,
   expiresAt?: string,
-): Promise<{ id: string; secret: string }> {
+): Promise<{ id: number; secret: string }> {
   const { createAccessToken: created } = await t.op(
     `mutation($input: CreateAccessTokenInput!) { createAccessToken(input: $input) { accessToken { id } secret } }`,
     { input: { teamId, userId, name: unique('token'), expiresAt } },
@@ -66,8 +66,8 @@ export async function createAccessToken(
   return { id: created.accessToken.id, secret: created.secret };
 }
 
-export async function setPlan(t: TestApp, teamId: string, input: Record<string, string>): Promise<void> {
-  await t.op(`mutation($id: ID!, $input: UpdateTeamInput!) { updateTeam(id: $id, input: $input) { id } }`, {
+export async function setPlan(t: TestApp, teamId: number, input: Record<string, string>): Promise<void> {
+  await t.op(`mutation($id: Int!, $input: UpdateTeamInput!) { updateTeam(id: $id, input: $input) { id } }`, {
     id: teamId,
     input,
   });
@@ -76,7 +76,7 @@ export async function setPlan(t: TestApp, teamId: string, input: Record<string, 
 export async function createProject(
   t: TestApp,
   input: Record<string, unknown> = {},
-): Promise<{ id: string; name: string }> {
+): Promise<{ id: number; name: string }> {
   const { createProject: project } = await t.op(
     `mutation($input: CreateProjectInput!) { createProject(input: $input) { id name } }`,
     { input: { name: unique('Project'), city: 'Toronto', developerName: 'Test Developer', ...input } },

@@ -1,4 +1,4 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { requireOperator, requireViewer } from '../../auth/entitlements.js';
 import type { RequestContext } from '../../context/context.js';
 import * as admin from '../../services/admin.service.js';
@@ -58,7 +58,7 @@ export class AdminResolver {
   @Mutation(() => TeamType)
   updateTeam(
     @Ctx() ctx: RequestContext,
-    @Arg('id', () => ID) id: string,
+    @Arg('id', () => Int) id: number,
     @Arg('input', () => UpdateTeamInput) input: UpdateTeamInput,
   ) {
     requireOperator(ctx.viewer);
@@ -85,8 +85,8 @@ export class AdminResolver {
   })
   removeMembership(
     @Ctx() ctx: RequestContext,
-    @Arg('teamId', () => ID) teamId: string,
-    @Arg('userId', () => ID) userId: string,
+    @Arg('teamId', () => Int) teamId: number,
+    @Arg('userId', () => Int) userId: number,
   ) {
     requireOperator(ctx.viewer);
     return admin.removeMembership(ctx.em, teamId, userId);
@@ -128,7 +128,7 @@ export class AdminResolver {
   }
 
   @Mutation(() => ApiKeyType)
-  revokeApiKey(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+  revokeApiKey(@Ctx() ctx: RequestContext, @Arg('id', () => Int) id: number) {
     const teamId = settingsTeamScope(ctx.viewer);
     return admin.revokeApiKey(ctx.em, id, teamId ?? undefined);
   }
@@ -145,7 +145,7 @@ export class AdminResolver {
   }
 
   @Mutation(() => AccessTokenType)
-  revokeAccessToken(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string) {
+  revokeAccessToken(@Ctx() ctx: RequestContext, @Arg('id', () => Int) id: number) {
     const teamId = settingsTeamScope(ctx.viewer);
     return settings.revokeAccessToken(ctx.em, id, teamId);
   }

@@ -1,4 +1,4 @@
-import { Arg, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import { requireViewer } from '../../auth/entitlements.js';
 import type { RequestContext } from '../../context/context.js';
 import { DocumentSchema, type Document, type Extraction, type Project } from '../../entities/index.js';
@@ -9,7 +9,7 @@ import { ProjectType } from '../types/project.type.js';
 @Resolver(() => DocumentType)
 export class DocumentResolver {
   @Query(() => DocumentType, { nullable: true })
-  async document(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Document | null> {
+  async document(@Ctx() ctx: RequestContext, @Arg('id', () => Int) id: number): Promise<Document | null> {
     requireViewer(ctx.viewer);
     return ctx.em.findOne(DocumentSchema, { id: parseId('id', id) });
   }
@@ -24,7 +24,7 @@ export class DocumentResolver {
     return doc.currentExtraction ? ctx.loaders.extraction.load(doc.currentExtraction.id) : null;
   }
 
-  @FieldResolver(() => ID, { nullable: true, description: 'The older revision this document replaces' })
+  @FieldResolver(() => Int, { nullable: true, description: 'The older revision this document replaces' })
   supersedesId(@Root() doc: Document): number | null {
     return doc.supersedes?.id ?? null;
   }

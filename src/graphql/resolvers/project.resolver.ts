@@ -1,4 +1,4 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import { requireViewer } from '../../auth/entitlements.js';
 import type { RequestContext } from '../../context/context.js';
 import type { Building, Document, Project } from '../../entities/index.js';
@@ -27,12 +27,12 @@ export class ProjectResolver {
   }
 
   @Query(() => ProjectType, { nullable: true })
-  async project(@Ctx() ctx: RequestContext, @Arg('id', () => ID) id: string): Promise<Project | null> {
+  async project(@Ctx() ctx: RequestContext, @Arg('id', () => Int) id: number): Promise<Project | null> {
     requireViewer(ctx.viewer);
     return getProject(ctx.em, id);
   }
 
-  @FieldResolver(() => String, { nullable: true })
+  @FieldResolver(() => String, { nullable: true, description: 'null when the developer is not recorded' })
   async developerName(@Root() project: Project, @Ctx() ctx: RequestContext): Promise<string | null> {
     if (!project.developer) return null;
     return (await ctx.loaders.developer.load(project.developer.id))?.name ?? null;
@@ -97,7 +97,7 @@ export class BuildingResolver {
 
 /** Federation: other subgraphs reference a Project by id. */
 export async function resolveProjectReference(
-  reference: { id: string },
+  reference: { id: number | string },
   ctx: RequestContext,
 ): Promise<Project | null> {
   requireViewer(ctx.viewer);

@@ -1,4 +1,4 @@
-import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../../context/context.js';
 import { requireSettingsAccess, settingsTeamScope } from '../../settings/settings.access.js';
 import * as settings from '../../settings/settings.service.js';
@@ -16,7 +16,7 @@ export class TeamSettingsResolver {
   })
   apiKeys(
     @Ctx() ctx: RequestContext,
-    @Arg('teamId', () => ID) teamId: string,
+    @Arg('teamId', () => Int) teamId: number,
     @Arg('includeInactive', () => Boolean, {
       defaultValue: false,
       description: 'Also list revoked and expired keys',
@@ -33,7 +33,7 @@ export class TeamSettingsResolver {
   })
   rollApiKey(
     @Ctx() ctx: RequestContext,
-    @Arg('id', () => ID) id: string,
+    @Arg('id', () => Int) id: number,
     @Arg('expiresInSeconds', () => Int) expiresInSeconds: number,
   ) {
     const teamId = settingsTeamScope(ctx.viewer);
@@ -49,7 +49,7 @@ export class TeamSettingsResolver {
   })
   accessTokens(
     @Ctx() ctx: RequestContext,
-    @Arg('teamId', () => ID) teamId: string,
+    @Arg('teamId', () => Int) teamId: number,
     @Arg('includeInactive', () => Boolean, {
       defaultValue: false,
       description: 'Also list revoked and expired tokens',

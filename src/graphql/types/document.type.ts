@@ -1,10 +1,10 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
 
 @ObjectType('Extraction', {
   description: 'One text extraction of a document; chunk ids belong to exactly one extraction',
 })
 export class ExtractionType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field({ description: 'pending, processing, completed, no_text or failed' }) status!: string;
   @Field(() => String, { nullable: true }) method!: string | null;
   @Field(() => String, { nullable: true }) extractorVersion!: string | null;
@@ -17,7 +17,7 @@ export class ExtractionType {
 
 @ObjectType('Document', { description: 'A PDF of a project (brochure, price list, ...)' })
 export class DocumentType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field({ description: 'File name of the PDF' }) name!: string;
   @Field({ description: 'One of the eight document categories' }) category!: string;
   @Field(() => String, { nullable: true }) type!: string | null;
@@ -29,7 +29,7 @@ export class DocumentType {
 
 @ObjectType('Chunk', { description: 'A searchable piece of one page of one extraction' })
 export class ChunkType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field(() => Int) chunkIndex!: number;
   @Field(() => Int) pageNumber!: number;
   @Field() rawText!: string;

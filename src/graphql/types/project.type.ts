@@ -1,10 +1,10 @@
-import { Directive, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 
 @ObjectType('FloorPlan', {
   description: 'A floor plan (suite model) of a project, with where it occurs in the building',
 })
 export class FloorPlanType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field(() => String, { nullable: true }) model!: string | null;
   @Field(() => Int) bedrooms!: number;
@@ -24,7 +24,7 @@ export class FloorPlanType {
 
 @ObjectType('Building', { description: 'A building of a project, with its real-world identities' })
 export class BuildingType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field(() => [String]) addresses!: string[];
   @Field(() => [String]) aliases!: string[];
@@ -37,24 +37,44 @@ export class BuildingType {
   description: 'A real-estate development project (pre-construction condos and towns)',
 })
 export class ProjectType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field() slug!: string;
-  @Field(() => String, { nullable: true }) address!: string | null;
+  @Field(() => String, { nullable: true, description: 'Street address; null when not published' })
+  address!: string | null;
   @Field() city!: string;
-  @Field(() => String, { nullable: true }) province!: string | null;
-  @Field(() => Float, { nullable: true }) lat!: number | null;
-  @Field(() => Float, { nullable: true }) lng!: number | null;
-  @Field(() => String, { nullable: true, description: 'pre-construction, under-construction or completed' })
+  @Field(() => String, { nullable: true, description: 'null when not recorded' }) province!: string | null;
+  @Field(() => Float, { nullable: true, description: 'null when the site is not geocoded' }) lat!:
+    number | null;
+  @Field(() => Float, { nullable: true, description: 'null when the site is not geocoded' }) lng!:
+    number | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'pre-construction, under-construction or completed; null when not known',
+  })
   constructionStatus!: string | null;
-  @Field(() => String, { nullable: true, description: 'coming-soon, selling or sold-out' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'coming-soon, selling or sold-out; null when not known',
+  })
   salesStatus!: string | null;
-  @Field(() => Int, { nullable: true }) storeys!: number | null;
-  @Field(() => Int, { nullable: true }) totalUnits!: number | null;
-  @Field(() => Int, { nullable: true }) priceMin!: number | null;
-  @Field(() => Int, { nullable: true }) priceMax!: number | null;
-  @Field(() => String, { nullable: true, description: 'Expected occupancy, YYYY-MM' }) occupancyDate!:
-    string | null;
+  @Field(() => Int, { nullable: true, description: 'null when not published' }) storeys!: number | null;
+  @Field(() => Int, { nullable: true, description: 'null when not published' }) totalUnits!: number | null;
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Lowest price in dollars; null when no prices are published',
+  })
+  priceMin!: number | null;
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Highest price in dollars; null when no prices are published',
+  })
+  priceMax!: number | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Expected occupancy, YYYY-MM; null when not announced',
+  })
+  occupancyDate!: string | null;
 }
 
 @ObjectType()
@@ -110,7 +130,7 @@ export class CreateProjectInput {
 
 @InputType()
 export class CreateBuildingInput {
-  @Field(() => ID) projectId!: string;
+  @Field(() => Int) projectId!: number;
   @Field() name!: string;
   @Field(() => [String], { nullable: true }) addresses?: string[] | null;
   @Field(() => [String], { nullable: true }) aliases?: string[] | null;
@@ -120,8 +140,8 @@ export class CreateBuildingInput {
 
 @InputType()
 export class CreateFloorPlanInput {
-  @Field(() => ID) projectId!: string;
-  @Field(() => ID, { nullable: true }) buildingId?: string | null;
+  @Field(() => Int) projectId!: number;
+  @Field(() => Int, { nullable: true }) buildingId?: number | null;
   @Field() name!: string;
   @Field(() => String, { nullable: true }) model?: string | null;
   @Field(() => Int) bedrooms!: number;

@@ -1,10 +1,10 @@
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, Int, InputType, ObjectType } from 'type-graphql';
 import type { AgentTier, Plan, Role, SubscriptionStatus, TokenKind } from '../../entities/enums.js';
 import { AgentTierEnum, PlanEnum, RoleEnum, SubscriptionStatusEnum, TokenKindEnum } from './enums.type.js';
 
 @ObjectType('Team')
 export class TeamType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field(() => PlanEnum) plan!: Plan;
   @Field(() => AgentTierEnum) agentTier!: AgentTier;
@@ -14,14 +14,14 @@ export class TeamType {
 
 @ObjectType('User')
 export class UserType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field() email!: string;
   @Field() name!: string;
 }
 
 @ObjectType('Membership')
 export class MembershipType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field(() => RoleEnum) role!: Role;
   @Field(() => TeamType) team!: object;
   @Field(() => UserType) user!: object;
@@ -31,7 +31,7 @@ export class MembershipType {
   description: 'A Fusion API key. The secret is shown once, at creation; only its hash is stored.',
 })
 export class ApiKeyType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field({ description: 'First characters of the secret, to recognise it' }) prefix!: string;
   @Field(() => [String]) scopes!: string[];
@@ -45,7 +45,7 @@ export class ApiKeyType {
   description: 'An MCP access token. The secret is shown once, at creation; only its hash is stored.',
 })
 export class AccessTokenType {
-  @Field(() => ID) id!: number;
+  @Field(() => Int) id!: number;
   @Field(() => TokenKindEnum) kind!: TokenKind;
   @Field() name!: string;
   @Field() prefix!: string;
@@ -105,14 +105,14 @@ export class CreateUserInput {
 
 @InputType()
 export class AddMembershipInput {
-  @Field(() => ID) teamId!: string;
-  @Field(() => ID) userId!: string;
+  @Field(() => Int) teamId!: number;
+  @Field(() => Int) userId!: number;
   @Field(() => RoleEnum) role!: Role;
 }
 
 @InputType()
 export class CreateApiKeyInput {
-  @Field(() => ID) teamId!: string;
+  @Field(() => Int) teamId!: number;
   @Field() name!: string;
   @Field(() => [String], {
     description: 'Any subset of the scopes the team is entitled to: building-links, floorplan-match',
@@ -123,8 +123,8 @@ export class CreateApiKeyInput {
 
 @InputType()
 export class CreateAccessTokenInput {
-  @Field(() => ID) teamId!: string;
-  @Field(() => ID, { nullable: true }) userId?: string | null;
+  @Field(() => Int) teamId!: number;
+  @Field(() => Int, { nullable: true }) userId?: number | null;
   @Field() name!: string;
   @Field(() => Date, { nullable: true }) expiresAt?: Date | null;
 }

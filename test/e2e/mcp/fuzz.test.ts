@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { assertToolResult } from '../../support/mcp-contract.js';
 import {
   addMember,
   createAccessToken,
@@ -71,6 +72,7 @@ describe('MCP bad input', () => {
           if (res.json.result) {
             expect(typeof res.json.result.content[0].text).toBe('string');
             if (res.json.result.isError) expect(res.json.result.structuredContent).toBeUndefined();
+            else assertToolResult(name, res.json.result);
           }
         },
       ),

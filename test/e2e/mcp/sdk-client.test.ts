@@ -1,4 +1,3 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import {
@@ -8,14 +7,15 @@ import {
   createTeam,
   createUser,
 } from '../../support/factories.js';
+import { ContractClient } from '../../support/mcp-contract.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
-let projectId: string;
+let projectId: number;
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'pds-test', version: '1.0.0' });
+async function connect(token: string): Promise<ContractClient> {
+  const client = new ContractClient({ name: 'pds-test', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -99,12 +99,25 @@ describe('MCP tool server with the official SDK client', () => {
       expect(tool.outputSchema?.type).toBe('object');
       expect(tool.title).toBeTruthy();
     }
-    // The SDK validates structuredContent against each tool's outputSchema on every call.
+    // Each result is checked by the SDK against the advertised outputSchema and by ContractClient
+    // against the committed one; every id a tool returns is fed, as returned, to the next tool.
     const projects = await client.callTool({ name: 'list-projects', arguments: { city: 'Toronto' } });
     expect(projects.isError).toBeFalsy();
+    const listedProject = (projects.structuredContent as any).data[0];
     expect(projects.structuredContent).toMatchObject({
-      data: [{ name: 'Harbour Lights' }],
+      data: [{ name: 'Harbour Lights', project_id: projectId }],
       meta: { page: 1, per_page: 20, total: 1 },
+    });
+
+    const inventory = await client.callTool({
+      name: 'list-project-documents',
+      arguments: { project_id: listedProject.project_id },
+    });
+    expect(inventory.isError).toBeFalsy();
+    expect((inventory.structuredContent as any).meta).toEqual({
+      project_id: projectId,
+      total_documents: 2,
+      include_historical: false,
     });
 
     const found = await client.callTool({
@@ -113,23 +126,27 @@ describe('MCP tool server with the official SDK client', () => {
     });
     const match = (found.structuredContent as any).data[0];
     expect(match).toMatchObject({
-      project_id: Number(projectId),
+      project_id: projectId,
       project_name: 'Harbour Lights',
       match_count: 1,
       categories_matched: ['features-finishes'],
     });
-    expect(JSON.parse((found.content as any)[0].text)).toEqual(found.structuredContent);
 
     const hits = await client.callTool({
       name: 'search-document-text',
       arguments: { query: 'quartz countertops', project_id: match.project_id },
     });
+    expect(hits.isError).toBeFalsy();
     const hit = (hits.structuredContent as any).data[0];
     expect(hit).toMatchObject({
+      project_id: projectId,
       document_name: 'features.pdf',
       page_number: 1,
       matched_term: expect.any(String),
     });
+    expect((inventory.structuredContent as any).data.map((d: any) => d.document_id)).toContain(
+      hit.document_id,
+    );
     expect((hits.structuredContent as any).meta.coverage).toMatchObject({
       total_active_documents: 2,
       documents_with_text: 2,
@@ -139,17 +156,20 @@ describe('MCP tool server with the official SDK client', () => {
       name: 'fetch-document-context',
       arguments: { chunk_id: hit.chunk_id, after: 1 },
     });
+    expect(around.isError).toBeFalsy();
     expect((around.structuredContent as any).data.map((c: any) => c.is_center)).toEqual([true, false]);
+    expect((around.structuredContent as any).meta).toMatchObject({
+      chunk_id: hit.chunk_id,
+      document_id: hit.document_id,
+      project_id: hit.project_id,
+      extraction_id: hit.extraction_id,
+    });
 
-    const listed = await client.callTool({
+    const byHitProject = await client.callTool({
       name: 'list-project-documents',
-      arguments: { project_id: match.project_id },
+      arguments: { project_id: (around.structuredContent as any).meta.project_id },
     });
-    expect((listed.structuredContent as any).meta).toEqual({
-      project_id: Number(projectId),
-      total_documents: 2,
-      include_historical: false,
-    });
+    expect(byHitProject.isError).toBeFalsy();
     await client.close();
   });
 

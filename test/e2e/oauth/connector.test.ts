@@ -1,8 +1,9 @@
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { TestApp } from '../../support/app.js';
 import { addMember, createProject, createTeam, createUser, setPlan } from '../../support/factories.js';
+import { ContractClient } from '../../support/mcp-contract.js';
 import { Browser } from './browser.js';
 import { HeadlessClientProvider, startOAuthTestApp } from './sdk-client.js';
 
@@ -30,7 +31,7 @@ async function agentMember(tier = 'agent') {
 
 /** An MCP client session authorised by the provider's current tokens. */
 async function connect(provider: HeadlessClientProvider): Promise<Client> {
-  const client = new Client({ name: 'connector-test', version: '1.0.0' });
+  const client = new ContractClient({ name: 'connector-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider }));
   return client;
 }
@@ -51,9 +52,9 @@ describe('MCP SDK client through the connector flow', () => {
     // The first connection has no token: the server's 401 (WWW-Authenticate with the resource
     // metadata) starts discovery, registration and the browser step, then the SDK stops.
     const transport = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider });
-    await expect(new Client({ name: 'connector-test', version: '1.0.0' }).connect(transport)).rejects.toThrow(
-      UnauthorizedError,
-    );
+    await expect(
+      new ContractClient({ name: 'connector-test', version: '1.0.0' }).connect(transport),
+    ).rejects.toThrow(UnauthorizedError);
     expect(provider.client?.client_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(provider.lastRedirect?.searchParams.get('state')).toBe('client-state-42');
     await transport.finishAuth(provider.code);

@@ -222,7 +222,7 @@ describe('tokens follow the subscription and the membership on every request', (
   it('user removed from the team: the access token and the refresh token stop working', async () => {
     const { team, user } = await agentMember('enterprise');
     const { clientId, tokens } = await connect(user);
-    await t.op(`mutation($t: ID!, $u: ID!) { removeMembership(teamId: $t, userId: $u) }`, {
+    await t.op(`mutation($t: Int!, $u: Int!) { removeMembership(teamId: $t, userId: $u) }`, {
       t: team.id,
       u: user.id,
     });
@@ -299,14 +299,14 @@ describe('team settings see and end connections', () => {
     const { clientId, tokens } = await connect(user);
     const session = await signIn(t, user);
     const listed = await session.gql(
-      `query($t: ID!) { accessTokens(teamId: $t) { id kind clientId name } }`,
+      `query($t: Int!) { accessTokens(teamId: $t) { id kind clientId name } }`,
       {
         t: team.id,
       },
     );
     const connection = listed.data.accessTokens.find((x: { kind: string }) => x.kind === 'oauth');
     expect(connection).toMatchObject({ clientId, name: 'Connector: Raw Client' });
-    const revoked = await session.gql(`mutation($id: ID!) { revokeAccessToken(id: $id) { revokedAt } }`, {
+    const revoked = await session.gql(`mutation($id: Int!) { revokeAccessToken(id: $id) { revokedAt } }`, {
       id: connection.id,
     });
     expect(revoked.errors).toBeUndefined();
@@ -327,13 +327,13 @@ describe('consent', () => {
     let seen: { teams: string[]; disabledTeams: string[]; html: string } | null = null;
     const code = await obtainCode(t, user, { clientId, challenge }, (form) => {
       seen = form;
-      return { team: enterprise.id, decision: 'allow' };
+      return { team: String(enterprise.id), decision: 'allow' };
     });
     expect(seen!.html).toContain('Raw Client');
     expect(seen!.html).toContain('Agent Team');
     expect(seen!.html).toContain('127.0.0.1:1');
-    expect(seen!.teams.sort()).toEqual([agent.id, enterprise.id].sort());
-    expect(seen!.disabledTeams).toEqual([none.id]);
+    expect(seen!.teams.sort()).toEqual([String(agent.id), String(enterprise.id)].sort());
+    expect(seen!.disabledTeams).toEqual([String(none.id)]);
     const res = await exchange(t, { clientId, code, verifier });
     const ctx = await createContext(
       { transport: 'mcp', authorization: `Bearer ${res.json.access_token}`, ip: '1.1.1.1', requestId: 'c' },
@@ -351,7 +351,7 @@ describe('consent', () => {
       new Browser(t.url),
       authorizeUrl(t.url, { clientId, challenge: pkcePair().challenge }),
       user,
-      () => ({ team: plain.id, decision: 'allow' }),
+      () => ({ team: String(plain.id), decision: 'allow' }),
     );
     expect(result.redirect).toBeNull();
     expect(result.page?.status).toBe(400);

@@ -7,8 +7,8 @@ import { startTestApp, type HttpResult, type TestApp } from '../../support/app.j
 import { createApiKey, createProject, createTeam, setPlan } from '../../support/factories.js';
 
 let t: TestApp;
-let buildingId: string;
-let projectId: string;
+let buildingId: number;
+let projectId: number;
 const openapi = buildOpenApi() as any;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 
@@ -39,7 +39,7 @@ beforeAll(async () => {
   );
   projectId = (await createProject(t, { name: 'Harbour Lights', lat: 43.64, lng: -79.38 })).id;
   const b = await t.op(
-    `mutation($p: ID!) { createBuilding(input: {projectId: $p, name: "Tower A", addresses: ["1 Harbour Street"], aliases: ["Harbour Lights Tower A"], mlsBuildingKey: "C-1234", condoCorpNumber: "TSCC 2999"}) { id } }`,
+    `mutation($p: Int!) { createBuilding(input: {projectId: $p, name: "Tower A", addresses: ["1 Harbour Street"], aliases: ["Harbour Lights Tower A"], mlsBuildingKey: "C-1234", condoCorpNumber: "TSCC 2999"}) { id } }`,
     { p: projectId },
   );
   buildingId = b.createBuilding.id;
@@ -91,7 +91,7 @@ describe('Fusion APIs: the spec error table, in order', () => {
     expect(bad.status).toBe(401);
     expect(bad.headers.get('x-ratelimit-limit')).toBeNull();
     const { id, secret } = await keyFor('pro', ['building-links']);
-    await t.op(`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, { id });
+    await t.op(`mutation($id: Int!) { revokeApiKey(id: $id) { id } }`, { id });
     expect((await get(`/building-links/${buildingId}`, `Bearer ${secret}`)).status).toBe(401);
     const expired = await keyFor('pro', ['building-links']);
     await t.app.deps.em

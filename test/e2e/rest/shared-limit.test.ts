@@ -38,7 +38,7 @@ postgres.each([['postgres'], ['redis://127.0.0.1:6379']])(
       key = (await createApiKey(first, team.id, ['building-links'])).secret;
       const project = await createProject(first);
       buildingId = (
-        await first.op(`mutation($p: ID!) { createBuilding(input: {projectId: $p, name: "B"}) { id } }`, {
+        await first.op(`mutation($p: Int!) { createBuilding(input: {projectId: $p, name: "B"}) { id } }`, {
           p: project.id,
         })
       ).createBuilding.id;

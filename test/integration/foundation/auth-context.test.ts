@@ -131,11 +131,11 @@ describe('one context: credentials', () => {
     const team = await createTeam(t, { plan: 'pro' });
     const key = await createApiKey(t, team.id, ['building-links']);
     expect((await t.gql(VIEWER, {}, key.secret)).data?.viewer).toBeTruthy();
-    await t.op(`mutation($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`, { id: key.id });
+    await t.op(`mutation($id: Int!) { revokeApiKey(id: $id) { id revokedAt } }`, { id: key.id });
     expect((await t.gql(VIEWER, {}, key.secret)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
 
     const token = await createAccessToken(t, team.id);
-    await t.op(`mutation($id: ID!) { revokeAccessToken(id: $id) { id } }`, { id: token.id });
+    await t.op(`mutation($id: Int!) { revokeAccessToken(id: $id) { id } }`, { id: token.id });
     expect((await t.gql(VIEWER, {}, token.secret)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 

@@ -19,7 +19,7 @@ describe('generated contracts', () => {
     const reviews = `
       extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"])
       type Project @key(fields: "id") {
-        id: ID!
+        id: Int!
         reviews: [Review!]!
       }
       type Review { id: ID! stars: Int! body: String! }

@@ -3,7 +3,7 @@ import { createApiKey, createProject, createTeam } from '../../support/factories
 
 let t: TestApp;
 let key: string;
-const projectIds: string[] = [];
+const projectIds: number[] = [];
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -19,7 +19,7 @@ beforeAll(async () => {
     });
     projectIds.push(p.id);
     await t.op(
-      `mutation($p: ID!) { createBuilding(input: {projectId: $p, name: "Tower", addresses: ["${i} King St"]}) { id } }`,
+      `mutation($p: Int!) { createBuilding(input: {projectId: $p, name: "Tower", addresses: ["${i} King St"]}) { id } }`,
       { p: p.id },
     );
   }
@@ -117,7 +117,7 @@ describe('GraphQL subgraph', () => {
       {
         r: [
           { __typename: 'Project', id: projectIds[3] },
-          { __typename: 'Project', id: '99999999' },
+          { __typename: 'Project', id: 99999999 },
         ],
       },
       key,

@@ -27,7 +27,7 @@ describe('operator contract', () => {
     });
     const teamId = team.createTeam.id;
     const updated = await t.op(
-      `mutation($id: ID!) { updateTeam(id: $id, input: {plan: elite}) { plan agentTier } }`,
+      `mutation($id: Int!) { updateTeam(id: $id, input: {plan: elite}) { plan agentTier } }`,
       { id: teamId },
     );
     expect(updated.updateTeam).toEqual({ plan: 'elite', agentTier: 'agent' });
@@ -37,7 +37,7 @@ describe('operator contract', () => {
     );
     expect(user.createUser).toMatchObject({ email: 'ada@example.com', name: 'Ada' });
     const m = await t.op(
-      `mutation($t: ID!, $u: ID!) { addMembership(input: {teamId: $t, userId: $u, role: admin}) { role team { id } user { id } } }`,
+      `mutation($t: Int!, $u: Int!) { addMembership(input: {teamId: $t, userId: $u, role: admin}) { role team { id } user { id } } }`,
       {
         t: teamId,
         u: user.createUser.id,
@@ -56,7 +56,7 @@ describe('operator contract', () => {
       storeys: 40,
     });
     const b = await t.op(
-      `mutation($p: ID!) { createBuilding(input: {projectId: $p, name: "Tower A", addresses: ["1 Harbour St"], mlsBuildingKey: "MLS-1"}) { id name addresses mlsBuildingKey } }`,
+      `mutation($p: Int!) { createBuilding(input: {projectId: $p, name: "Tower A", addresses: ["1 Harbour St"], mlsBuildingKey: "MLS-1"}) { id name addresses mlsBuildingKey } }`,
       { p: project.id },
     );
     expect(b.createBuilding).toMatchObject({
@@ -65,7 +65,7 @@ describe('operator contract', () => {
       mlsBuildingKey: 'MLS-1',
     });
     const fp = await t.op(
-      `mutation($p: ID!, $b: ID!) { createFloorPlan(input: {projectId: $p, buildingId: $b, name: "The Aria", bedrooms: 1, dens: 1, bathrooms: 1.5, interiorSqft: 640, exposure: "sw", floorMin: 5, floorMax: 30, stacks: ["04", "05"]}) { id name exposure stacks bathrooms } }`,
+      `mutation($p: Int!, $b: Int!) { createFloorPlan(input: {projectId: $p, buildingId: $b, name: "The Aria", bedrooms: 1, dens: 1, bathrooms: 1.5, interiorSqft: 640, exposure: "sw", floorMin: 5, floorMax: 30, stacks: ["04", "05"]}) { id name exposure stacks bathrooms } }`,
       { p: project.id, b: b.createBuilding.id },
     );
     expect(fp.createFloorPlan).toMatchObject({
@@ -76,7 +76,7 @@ describe('operator contract', () => {
     });
 
     const key = await t.op(
-      `mutation($t: ID!) { createApiKey(input: {teamId: $t, name: "integration", scopes: ["building-links", "floorplan-match"]}) { apiKey { id name prefix scopes revokedAt } secret } }`,
+      `mutation($t: Int!) { createApiKey(input: {teamId: $t, name: "integration", scopes: ["building-links", "floorplan-match"]}) { apiKey { id name prefix scopes revokedAt } secret } }`,
       { t: teamId },
     );
     expect(key.createApiKey.secret).toMatch(/^pds_key_[0-9A-Za-z]{36}$/);
@@ -85,13 +85,13 @@ describe('operator contract', () => {
       revokedAt: null,
     });
     expect(key.createApiKey.secret.startsWith(key.createApiKey.apiKey.prefix)).toBe(true);
-    const revoked = await t.op(`mutation($id: ID!) { revokeApiKey(id: $id) { revokedAt } }`, {
+    const revoked = await t.op(`mutation($id: Int!) { revokeApiKey(id: $id) { revokedAt } }`, {
       id: key.createApiKey.apiKey.id,
     });
     expect(revoked.revokeApiKey.revokedAt).toBeTruthy();
 
     const token = await t.op(
-      `mutation($t: ID!, $u: ID!) { createAccessToken(input: {teamId: $t, userId: $u, name: "claude"}) { accessToken { id kind name } secret } }`,
+      `mutation($t: Int!, $u: Int!) { createAccessToken(input: {teamId: $t, userId: $u, name: "claude"}) { accessToken { id kind name } secret } }`,
       { t: teamId, u: user.createUser.id },
     );
     expect(token.createAccessToken.secret).toMatch(/^pds_mcp_/);
@@ -132,25 +132,25 @@ describe('operator contract', () => {
     ],
     [
       'unknown team',
-      `mutation { createApiKey(input: {teamId: "999999", name: "k", scopes: []}) { secret } }`,
+      `mutation { createApiKey(input: {teamId: 999999, name: "k", scopes: []}) { secret } }`,
       /^teamId: no team/,
     ],
     [
       'bad scope',
-      `mutation { createApiKey(input: {teamId: "1", name: "k", scopes: ["everything"]}) { secret } }`,
+      `mutation { createApiKey(input: {teamId: 1, name: "k", scopes: ["everything"]}) { secret } }`,
       /^scopes\.0:/,
     ],
     [
       'unknown project',
-      `mutation { createBuilding(input: {projectId: "999999", name: "B"}) { id } }`,
+      `mutation { createBuilding(input: {projectId: 999999, name: "B"}) { id } }`,
       /^projectId:/,
     ],
     [
       'past expiry',
-      `mutation { createApiKey(input: {teamId: "1", name: "k", scopes: [], expiresAt: "2001-01-01T00:00:00Z"}) { secret } }`,
+      `mutation { createApiKey(input: {teamId: 1, name: "k", scopes: [], expiresAt: "2001-01-01T00:00:00Z"}) { secret } }`,
       /^expiresAt:/,
     ],
-    ['bad id', `mutation { revokeApiKey(id: "abc") { id } }`, /^id:/],
+    ['non-positive id', `mutation { revokeApiKey(id: 0) { id } }`, /^id:/],
   ])('%s → BAD_USER_INPUT naming the field, nothing written', async (_name, mutation, message) => {
     await createTeam(t, { plan: 'pro' });
     const tables = ['team', 'app_user', 'api_key', 'building'];

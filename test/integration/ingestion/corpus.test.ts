@@ -7,7 +7,16 @@ import { ChunkSchema, DocumentSchema } from '../../../src/entities/index.js';
 import type { CorpusManifest } from '../../../src/ingestion/corpus/index.js';
 import { LAYOUT_PROFILES, TEXT_PROFILES } from '../../../src/ingestion/corpus/manifest.js';
 import { normalizeText } from '../../../src/search/normalize.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import {
+  addMember,
+  createAccessToken,
+  createProject,
+  createTeam,
+  createUser,
+} from '../../support/factories.js';
+import { ContractClient, nullablePaths, observedNulls } from '../../support/mcp-contract.js';
 
 /** The generated corpus goes through the real pipeline: upload → pdf.js in a worker → chunks in the database. */
 let t: TestApp;
@@ -101,4 +110,52 @@ describe('demo corpus through the ingestion pipeline', () => {
       expect(newDoc.supersedes?.id).toBe(oldDoc.id);
     }
   });
+
+  it('every nullable field of the tool outputs is null in some result over the corpus, and every result matches the committed schema', async () => {
+    // The states the corpus does not leave behind once its queue is idle: a project published with
+    // only a name and a city, and a stored document whose extraction has not run yet.
+    const bare = await createProject(t, { name: 'Bare Minimum', city: 'Hamilton', developerName: null });
+    await t.app.deps.em
+      .fork()
+      .getConnection()
+      .execute(
+        `insert into document (project_id, name, category, content_hash, byte_size, content, created_at)
+         values (?, 'waiting.pdf', 'brochure', md5('waiting'), 1, '\\x00', now())`,
+        [bare.id],
+      );
+    const team = await createTeam(t, { plan: 'elite' });
+    const user = await createUser(t);
+    await addMember(t, team.id, user.id);
+    const { secret } = await createAccessToken(t, team.id, user.id);
+    const client = new ContractClient({ name: 'corpus-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${secret}` } },
+      }),
+    );
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args });
+      expect({ name, isError: result.isError ?? false }).toEqual({ name, isError: false });
+      return result.structuredContent as { data: Record<string, any>[]; meta: Record<string, any> };
+    };
+
+    const projectIds: number[] = [];
+    for (let page = 1; ; page++) {
+      const listed = await call('list-projects', { page, per_page: 50 });
+      projectIds.push(...listed.data.map((p) => p.project_id as number));
+      if (page >= listed.meta.total_pages) break;
+    }
+    expect(projectIds).toContain(bare.id);
+    for (const id of projectIds)
+      await call('list-project-documents', { project_id: id, include_historical: true });
+    const term = manifest.documents.find((d) => d.expect === 'text' && d.facts.length)!.facts[0].surface;
+    await call('find-projects-mentioning', { query: term, include_historical: true });
+    const hits = await call('search-document-text', { query: term, include_historical: true, limit: 25 });
+    expect(hits.data.length).toBeGreaterThan(0);
+    await call('fetch-document-context', { chunk_id: hits.data[0].chunk_id, before: 5, after: 5 });
+    await client.close();
+
+    const neverNull = nullablePaths().filter((path) => !observedNulls.has(path));
+    expect(neverNull).toEqual([]);
+  }, 120_000);
 });

@@ -6,7 +6,7 @@ import { createProject } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 let t: TestApp;
-let projectId: string;
+let projectId: number;
 
 beforeAll(async () => {
   t = await startTestApp({ MAX_UPLOAD_BYTES: '200000' });
@@ -76,7 +76,7 @@ describe('document ingestion', () => {
     expect(chunks[0].searchText).toContain('30 inch gas range');
     expect(chunks[0].textHash).toMatch(/^[0-9a-f]{64}$/);
     const doc = await t.gql(
-      `query($id: ID!) { document(id: $id) { extraction { status pageCount rawTextLength } } }`,
+      `query($id: Int!) { document(id: $id) { extraction { status pageCount rawTextLength } } }`,
       { id: res.data.uploadDocument.document.id },
       t.operator,
     );
@@ -134,7 +134,7 @@ describe('document ingestion', () => {
       },
       /^contentBase64: is larger than/,
     ],
-    ['unknown project', { projectId: '999999' }, /^projectId: no project/],
+    ['unknown project', { projectId: 999999 }, /^projectId: no project/],
     ['unknown category', { category: 'floor-plans' }, /^category: must be one of/],
     ['empty name', { name: ' ' }, /^name: must not be empty/],
   ])('%s → BAD_USER_INPUT naming the field, nothing stored', async (_n, override, message) => {
@@ -197,7 +197,7 @@ describe('document ingestion', () => {
     const before = await state(res.data.uploadDocument.document.id);
     const oldIds = before.chunks.map((c) => c.id);
     const re = await t.gql(
-      `mutation($id: ID!) { reindexDocument(documentId: $id) { id status } }`,
+      `mutation($id: Int!) { reindexDocument(documentId: $id) { id status } }`,
       { id: res.data.uploadDocument.document.id },
       t.operator,
     );

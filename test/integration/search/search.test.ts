@@ -10,17 +10,17 @@ import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
-let harbour: string;
-let lakeside: string;
-let empty: string;
-const docs: Record<string, string> = {};
+let harbour: number;
+let lakeside: number;
+let empty: number;
+const docs: Record<string, number> = {};
 
 async function upload(
-  projectId: string,
+  projectId: number,
   name: string,
   category: string,
   pages: string[],
-  supersedes?: string,
+  supersedes?: number,
 ) {
   const res = await t.gql(
     UPLOAD,
@@ -303,8 +303,8 @@ describe('fetch-document-context', () => {
   it('a chunk id of a re-indexed document answers not found, and a new search yields new ids', async () => {
     const before = (await search({ q: 'EV charging' })).data.searchDocumentText.data[0];
     await t.gql(
-      `mutation($id: ID!) { reindexDocument(documentId: $id) { id } }`,
-      { id: String(before.documentId) },
+      `mutation($id: Int!) { reindexDocument(documentId: $id) { id } }`,
+      { id: before.documentId },
       t.operator,
     );
     await t.app.deps.ingestion.queue.idle();

@@ -5,7 +5,7 @@ export interface SignedIn {
   gql<T = any>(
     query: string,
     variables?: Record<string, unknown>,
-    teamId?: string,
+    teamId?: number,
   ): Promise<{
     status: number;
     data: T | null;
@@ -30,7 +30,7 @@ export async function signIn(t: TestApp, person: { email: string; password: stri
         headers: {
           'content-type': 'application/json',
           cookie,
-          ...(teamId ? { 'x-team-id': teamId } : {}),
+          ...(teamId ? { 'x-team-id': String(teamId) } : {}),
         },
         body: JSON.stringify({ query, variables }),
       });

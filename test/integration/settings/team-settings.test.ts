@@ -18,18 +18,18 @@ afterAll(async () => {
 });
 
 const VIEWER = `{ viewer { credentialKind team { id } } }`;
-const API_KEYS = `query($t: ID!, $all: Boolean) { apiKeys(teamId: $t, includeInactive: $all) { id name prefix scopes expiresAt revokedAt } }`;
+const API_KEYS = `query($t: Int!, $all: Boolean) { apiKeys(teamId: $t, includeInactive: $all) { id name prefix scopes expiresAt revokedAt } }`;
 const CREATE_KEY = `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { apiKey { id name prefix scopes } secret } }`;
-const REVOKE_KEY = `mutation($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`;
-const ROLL_KEY = `mutation($id: ID!, $s: Int!) { rollApiKey(id: $id, expiresInSeconds: $s) { apiKey { id name scopes } secret } }`;
-const TOKENS = `query($t: ID!) { accessTokens(teamId: $t) { id kind name prefix revokedAt } }`;
+const REVOKE_KEY = `mutation($id: Int!) { revokeApiKey(id: $id) { id revokedAt } }`;
+const ROLL_KEY = `mutation($id: Int!, $s: Int!) { rollApiKey(id: $id, expiresInSeconds: $s) { apiKey { id name scopes } secret } }`;
+const TOKENS = `query($t: Int!) { accessTokens(teamId: $t) { id kind name prefix revokedAt } }`;
 const CREATE_TOKEN = `mutation($input: CreateAccessTokenInput!) { createAccessToken(input: $input) { accessToken { id kind } secret } }`;
-const REVOKE_TOKEN = `mutation($id: ID!) { revokeAccessToken(id: $id) { id revokedAt } }`;
+const REVOKE_TOKEN = `mutation($id: Int!) { revokeAccessToken(id: $id) { id revokedAt } }`;
 
 async function teamWith(
   role: string,
   plan = 'pro',
-): Promise<{ teamId: string; session: SignedIn; userId: string }> {
+): Promise<{ teamId: number; session: SignedIn; userId: number }> {
   const team = await createTeam(t, { plan });
   const user = await createUser(t);
   await addMember(t, team.id, user.id, role);
@@ -61,7 +61,7 @@ describe('team settings: API keys', () => {
       expect.objectContaining({ id: apiKey.id, name: 'ci', prefix: secret.slice(0, 12), revokedAt: null }),
     ]);
     expect(JSON.stringify(listed.data)).not.toContain(secret);
-    const askSecret = await session.gql(`query($t: ID!) { apiKeys(teamId: $t) { secret } }`, { t: teamId });
+    const askSecret = await session.gql(`query($t: Int!) { apiKeys(teamId: $t) { secret } }`, { t: teamId });
     expect(askSecret.errors?.[0]?.message).toMatch(/Cannot query field "secret"/);
 
     const revoked = await session.gql(REVOKE_KEY, { id: apiKey.id });
