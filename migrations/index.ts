@@ -2,6 +2,7 @@ import { Migration20261122180240 } from './Migration20261122180240.js';
 import { Migration20261122183000RateLimit } from './Migration20261122183000RateLimit.js';
 import { Migration20261122190145_oauth } from './Migration20261122190145_oauth.js';
 import { Migration20261123200000ExactSearchVector } from './Migration20261123200000ExactSearchVector.js';
+import { Migration20261123211157_subscription_standing } from './Migration20261123211157_subscription_standing.js';
 
 // The ordered list of migrations, imported statically so they run the same from source (tests) and from dist.
 export const MIGRATIONS = [
@@ -9,4 +10,8 @@ export const MIGRATIONS = [
   { name: 'Migration20261122183000RateLimit', class: Migration20261122183000RateLimit },
   { name: 'Migration20261122190145_oauth', class: Migration20261122190145_oauth },
   { name: 'Migration20261123200000ExactSearchVector', class: Migration20261123200000ExactSearchVector },
+  {
+    name: 'Migration20261123211157_subscription_standing',
+    class: Migration20261123211157_subscription_standing,
+  },
 ];

@@ -129,6 +129,40 @@ function allowedOrigin(origin: string, publicBaseUrl: string): boolean {
   }
 }
 
+type MediaRange = { type: string; q: number };
+
+function mediaRanges(accept: string): MediaRange[] {
+  return accept.split(',').map((part) => {
+    const [type, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    return { type: type.trim(), q: q === undefined ? 1 : Number(q) };
+  });
+}
+
+function accepts(ranges: MediaRange[], type: string): boolean {
+  const [major] = type.split('/');
+  return ranges.some((r) => r.q > 0 && (r.type === type || r.type === `${major}/*` || r.type === '*/*'));
+}
+
+/**
+ * How to frame the answer, from Accept (MCP Streamable HTTP: a client lists application/json and
+ * text/event-stream, and the server picks one). This server answers with one JSON body; a client
+ * that accepts only event streams gets that message as one SSE event; one that accepts neither
+ * gets 406. No Accept header means anything is acceptable (RFC 9110).
+ */
+export function responseFraming(accept: string | undefined): 'json' | 'sse' | null {
+  if (!accept?.trim()) return 'json';
+  const ranges = mediaRanges(accept);
+  if (accepts(ranges, 'application/json')) return 'json';
+  if (accepts(ranges, 'text/event-stream')) return 'sse';
+  return null;
+}
+
+/** Content-Type is one of the spec's required headers; parameters such as charset are allowed. */
+function isJsonContentType(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, id: unknown = null) {
   return reply.code(status).type('application/json').send({ jsonrpc: '2.0', id, error: { code, message } });
 }
@@ -174,6 +208,25 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
       const origin = request.headers.origin;
       if (origin && !allowedOrigin(origin, deps.config.publicBaseUrl)) {
         return rpcError(reply, 403, JSONRPC.INVALID_REQUEST, `Origin ${origin} is not allowed`);
+      }
+      if (!isJsonContentType(request.headers['content-type'])) {
+        return reply
+          .code(415)
+          .type('application/json')
+          .send({
+            message: `Content-Type must be application/json (got ${request.headers['content-type'] ?? 'none'}): send one JSON-RPC 2.0 message as JSON`,
+            header: 'Content-Type',
+          });
+      }
+      const framing = responseFraming(request.headers.accept);
+      if (!framing) {
+        return reply
+          .code(406)
+          .type('application/json')
+          .send({
+            message: `Accept must include application/json or text/event-stream (got ${request.headers.accept})`,
+            header: 'Accept',
+          });
       }
       const version = request.headers['mcp-protocol-version'];
       if (
@@ -241,6 +294,9 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
       }
       const response = await rpc.receive(m as JSONRPCRequest, { ctx });
       if (response === null) return reply.code(202).send();
+      if (framing === 'sse') {
+        return reply.type('text/event-stream').send(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
+      }
       return reply.type('application/json').send(response);
     });
     done();

@@ -109,4 +109,3 @@ function namedSchema(type: GraphQLOutputType, selection: SelectionSetNode | unde
   }
   return { type: 'object', properties, required };
 }
-

@@ -2,6 +2,16 @@ import { Kind, type FieldNode, type GraphQLSchema } from 'graphql';
 import { CATEGORIES } from '../../src/entities/enums.js';
 import { loadOperation, type FacadeOperation } from '../operation.js';
 import { inputSchemaFrom, outputSchemaFrom, type JsonSchema } from './tool-schema.js';
+import {
+  CONTEXT_WINDOW,
+  describeRange,
+  MAX_QUERY_LENGTH,
+  PROJECT_PAGE,
+  PROJECTS_MENTIONING_LIMIT,
+  PROJECTS_PER_PAGE,
+  rangeSchema,
+  SEARCH_LIMIT,
+} from '../../src/limits.js';
 
 export interface ToolDefinition {
   name: string;
@@ -25,6 +35,12 @@ const CATEGORY = {
   enum: [...CATEGORIES, null],
   description: `One of: ${CATEGORIES.join(', ')}`,
 };
+const QUERY = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_QUERY_LENGTH,
+  description: 'A concrete term or phrase',
+};
 const HISTORICAL = {
   type: ['boolean', 'null'],
   description:
@@ -39,15 +55,22 @@ const SPECS: Record<
   'list-projects': {
     file: 'list-projects.graphql',
     title: 'List projects',
-    description:
-      'Lists real-estate development projects (pre-construction condos and towns) with their city, developer, status, size and price range. Filter by city, status (pre-construction, under-construction, completed, coming-soon, selling, sold-out), developer name or project name (q); paginate with page and per_page (at most 50). Use it to find project ids for the document tools.',
+    description: `Lists real-estate development projects (pre-construction condos and towns) with their city, developer, status, size and price range. Filter by city, status (pre-construction, under-construction, completed, coming-soon, selling, sold-out), developer name or project name (q); paginate with page and per_page (${describeRange(PROJECTS_PER_PAGE)}). Use it to find project ids for the document tools.`,
     rules: {
-      city: { type: ['string', 'null'], maxLength: 200, description: 'City name, case-insensitive' },
-      status: { type: ['string', 'null'], maxLength: 200 },
-      developer: { type: ['string', 'null'], maxLength: 200, description: 'Developer name or part of it' },
-      q: { type: ['string', 'null'], maxLength: 200, description: 'Project name or part of it' },
-      page: { type: 'integer', minimum: 1, maximum: 100000, default: 1 },
-      per_page: { type: 'integer', minimum: 1, maximum: 50, default: 20 },
+      city: {
+        type: ['string', 'null'],
+        maxLength: MAX_QUERY_LENGTH,
+        description: 'City name, case-insensitive',
+      },
+      status: { type: ['string', 'null'], maxLength: MAX_QUERY_LENGTH },
+      developer: {
+        type: ['string', 'null'],
+        maxLength: MAX_QUERY_LENGTH,
+        description: 'Developer name or part of it',
+      },
+      q: { type: ['string', 'null'], maxLength: MAX_QUERY_LENGTH, description: 'Project name or part of it' },
+      page: rangeSchema(PROJECT_PAGE),
+      per_page: rangeSchema(PROJECTS_PER_PAGE),
     },
   },
   'search-document-text': {
@@ -55,11 +78,11 @@ const SPECS: Record<
     title: 'Search project documents',
     description: `Searches the text extracted from project PDFs (brochures, features and finishes, price lists, deposit structures, incentives, fact sheets, hot lists) and returns matching chunks with an excerpt, page number and a stable citation. Use it after find-projects-mentioning with a project_id, or across all projects. ${QUERYING} Read around a hit with fetch-document-context.`,
     rules: {
-      query: { type: 'string', minLength: 1, maxLength: 200, description: 'A concrete term or phrase' },
+      query: QUERY,
       project_id: { type: ['integer', 'null'], minimum: 1, description: 'Restrict to one project' },
       category: CATEGORY,
       include_historical: HISTORICAL,
-      limit: { type: 'integer', minimum: 1, maximum: 25, default: 10 },
+      limit: rangeSchema(SEARCH_LIMIT, 'Chunks to return'),
     },
   },
   'find-projects-mentioning': {
@@ -67,10 +90,10 @@ const SPECS: Record<
     title: 'Find projects mentioning a term',
     description: `Finds which projects' PDFs mention a term (a feature, finish, incentive, fee...) across all projects, with a match count, the categories it appears in and a sample excerpt, ranked by match count then relevance. Start here for "which projects have X". ${QUERYING}`,
     rules: {
-      query: { type: 'string', minLength: 1, maxLength: 200, description: 'A concrete term or phrase' },
+      query: QUERY,
       category: CATEGORY,
       include_historical: HISTORICAL,
-      limit: { type: 'integer', minimum: 1, maximum: 50, default: 25 },
+      limit: rangeSchema(PROJECTS_MENTIONING_LIMIT, 'Projects to return'),
     },
   },
   'list-project-documents': {
@@ -91,8 +114,8 @@ const SPECS: Record<
       'Returns the chunks before and after a chunk_id from search-document-text, in document order, with the requested chunk flagged is_center. Use it to read a hit in context before citing it. A chunk_id belongs to one extraction: after a document is re-indexed an old chunk_id answers "not found" - search again for fresh ids.',
     rules: {
       chunk_id: { type: 'integer', minimum: 1, description: 'A chunk_id from search-document-text' },
-      before: { type: 'integer', minimum: 0, maximum: 5, default: 1 },
-      after: { type: 'integer', minimum: 0, maximum: 5, default: 1 },
+      before: rangeSchema(CONTEXT_WINDOW, 'Chunks before the hit'),
+      after: rangeSchema(CONTEXT_WINDOW, 'Chunks after the hit'),
     },
   },
 };

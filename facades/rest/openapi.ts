@@ -8,6 +8,7 @@ import {
   PlanErrorSchema,
   ValidationErrorSchema,
 } from './rest.schemas.js';
+import { MAX_LISTINGS } from '../../src/limits.js';
 
 const json = (schema: z.ZodType) => ({
   'application/json': { schema: z.toJSONSchema(schema, { io: 'output' }) },
@@ -87,7 +88,7 @@ export function buildOpenApi(): Record<string, unknown> {
       '/floorplan-match': {
         post: {
           operationId: 'matchFloorPlans',
-          summary: `Floor Plan Match: 1 to 100 listings (scope floorplan-match, ${RATE_POLICIES['floorplan-match'].points} requests per minute per key)`,
+          summary: `Floor Plan Match: 1 to ${MAX_LISTINGS} listings (scope floorplan-match, ${RATE_POLICIES['floorplan-match'].points} requests per minute per key)`,
           requestBody: { required: true, content: json(FloorPlanMatchRequestSchema) },
           responses: {
             '200': {

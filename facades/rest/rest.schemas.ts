@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_LISTINGS } from '../../src/limits.js';
 
 /** The Floor Plan Match request envelope: validated here (422 with dotted paths), documented in OpenAPI from the same schema. */
 const area = z.union([
@@ -31,7 +32,7 @@ export const FloorPlanMatchRequestSchema = z
     listings: z
       .array(ListingSchema)
       .min(1)
-      .max(100)
+      .max(MAX_LISTINGS)
       .superRefine((listings, ctx) => {
         const seen = new Set<string>();
         listings.forEach((l, i) => {

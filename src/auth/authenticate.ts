@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/catalogue.js';
 import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
 import { hashSecret, parseSecret, safeEqual, type SecretKind } from './secret.js';
+import { connectorObstacle, isConnectorEligible } from '../oauth/eligibility.js';
 import { operatorViewer, type CredentialKind, type TeamView, type Viewer } from './viewer.js';
 
 export type Transport = 'graphql' | 'rest' | 'mcp';
@@ -38,7 +39,7 @@ export function readBearer(header: string | undefined, transport: Transport): st
 }
 
 /** The team columns every credential query reads, and their view. */
-const TEAM_COLUMNS = `t.id as team_id, t.name as team_name, t.plan, t.agent_tier, t.subscription_status`;
+const TEAM_COLUMNS = `t.id as team_id, t.name as team_name, t.plan, t.agent_tier, t.subscription_status, t.past_due_since`;
 
 interface TeamRow {
   team_id: number;
@@ -46,6 +47,7 @@ interface TeamRow {
   plan: Plan;
   agent_tier: AgentTier;
   subscription_status: SubscriptionStatus;
+  past_due_since: Date | null;
 }
 
 function teamView(row: TeamRow): TeamView {
@@ -55,6 +57,7 @@ function teamView(row: TeamRow): TeamView {
     plan: row.plan,
     agentTier: row.agent_tier,
     subscriptionStatus: row.subscription_status,
+    pastDueSince: row.past_due_since ? new Date(row.past_due_since) : null,
   };
 }
 
@@ -79,12 +82,12 @@ function isStale(lastUsedAt: Date | null, now: Date): boolean {
   return !lastUsedAt || now.getTime() - new Date(lastUsedAt).getTime() >= LAST_USED_RESOLUTION_MS;
 }
 
-/** OAuth connector tokens stay valid only while the team holds an active Agent/Enterprise subscription and the user is a member. */
+/** OAuth connector tokens stay valid only while the team holds an Agent/Enterprise subscription in good standing and the user is a member. */
 function assertConnectorEntitled(team: TeamView): void {
-  if (team.agentTier === 'none' || team.subscriptionStatus !== 'active') {
+  if (!isConnectorEligible(team)) {
     throw new AppError(
       'CREDENTIAL_INVALID',
-      'The connector token is no longer valid: the team needs an active Agent or Enterprise subscription',
+      `The connector token is no longer valid: ${connectorObstacle(team)}`,
     );
   }
 }

@@ -1,6 +1,6 @@
 import { AppError } from '../errors/catalogue.js';
 import type { FusionScope, Plan } from '../entities/enums.js';
-import type { Viewer } from './viewer.js';
+import type { TeamView, Viewer } from './viewer.js';
 
 /**
  * Named requirements, checked as the first statement of each operation that needs them. The plan
@@ -9,6 +9,34 @@ import type { Viewer } from './viewer.js';
  */
 export const FUSION_PLANS: readonly Plan[] = ['pro', 'elite'];
 export const DOCUMENT_INTELLIGENCE_PLANS: readonly Plan[] = ['pro', 'elite'];
+
+/**
+ * A plan grants only while its subscription is in good standing: `active` or `trialing`, or
+ * `past_due` for this many days from `pastDueSince` (time for a failed payment to be retried or
+ * the card updated). After that, and in `unpaid` or `canceled`, the next request gets the plan error.
+ */
+export const PAST_DUE_GRACE_DAYS = 7;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Why the subscription does not grant its plan now, as words that follow "the subscription"; null when it does. */
+export function standingProblem(
+  team: Pick<TeamView, 'subscriptionStatus' | 'pastDueSince'>,
+  now = new Date(),
+): string | null {
+  switch (team.subscriptionStatus) {
+    case 'active':
+    case 'trialing':
+      return null;
+    case 'past_due': {
+      const since = team.pastDueSince ?? now;
+      if (now.getTime() - since.getTime() <= PAST_DUE_GRACE_DAYS * DAY_MS) return null;
+      return `is past_due since ${since.toISOString().slice(0, 10)}, beyond the ${PAST_DUE_GRACE_DAYS}-day grace period`;
+    }
+    case 'unpaid':
+    case 'canceled':
+      return `is ${team.subscriptionStatus}`;
+  }
+}
 
 /** The operator acts with everything an Elite team holding every scope may do. */
 export function effectivePlan(viewer: Viewer): Plan {
@@ -44,6 +72,14 @@ export function requireFusionPlan(viewer: Viewer, scope: FusionScope): void {
       { scope, requiredPlans: [...FUSION_PLANS] },
     );
   }
+  const standing = viewer.team && standingProblem(viewer.team);
+  if (standing) {
+    throw new AppError(
+      'PLAN_UPGRADE_REQUIRED',
+      `The '${scope}' scope requires a Pro or Elite subscription in good standing; this team's ${plan} subscription ${standing}`,
+      { scope, requiredPlans: [...FUSION_PLANS] },
+    );
+  }
 }
 
 /** Scope then plan, in the spec's order: both must hold for a Fusion API call. */
@@ -64,6 +100,14 @@ export function requireDocumentIntelligence(viewer: Viewer | null): DocumentInte
     throw new AppError(
       'PLAN_UPGRADE_REQUIRED',
       `Document Intelligence is not available on the ${plan} plan: it requires a Pro plan (latest documents) or an Elite plan (latest and historical documents)`,
+      { requiredPlans: [...DOCUMENT_INTELLIGENCE_PLANS] },
+    );
+  }
+  const standing = v.team && standingProblem(v.team);
+  if (standing) {
+    throw new AppError(
+      'PLAN_UPGRADE_REQUIRED',
+      `Document Intelligence requires a Pro or Elite subscription in good standing: this team's ${plan} subscription ${standing}`,
       { requiredPlans: [...DOCUMENT_INTELLIGENCE_PLANS] },
     );
   }

@@ -8,6 +8,8 @@ export interface TeamView {
   plan: Plan;
   agentTier: AgentTier;
   subscriptionStatus: SubscriptionStatus;
+  /** When the subscription became past_due (its grace period runs from here); null otherwise. */
+  pastDueSince: Date | null;
 }
 
 export interface UserView {

@@ -5,7 +5,11 @@ export type Plan = (typeof PLANS)[number];
 export const AGENT_TIERS = ['none', 'agent', 'enterprise'] as const;
 export type AgentTier = (typeof AGENT_TIERS)[number];
 
-export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'canceled'] as const;
+/**
+ * The billing provider's subscription states. Only `active`, `trialing` and `past_due` within its
+ * grace period are in good standing (see auth/entitlements.ts).
+ */
+export const SUBSCRIPTION_STATUSES = ['active', 'trialing', 'past_due', 'unpaid', 'canceled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 export const ROLES = ['owner', 'admin', 'member'] as const;

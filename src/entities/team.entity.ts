@@ -9,6 +9,8 @@ export const TeamSchema = defineEntity({
     plan: p.enum(PLANS),
     agentTier: p.enum(AGENT_TIERS).default('none'),
     subscriptionStatus: p.enum(SUBSCRIPTION_STATUSES).default('active'),
+    /** When the subscription last became past_due: the grace period runs from here. */
+    pastDueSince: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -3,6 +3,7 @@ import { requireFusionAccess, requireViewer } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
 import { buildingLink, matchFloorPlans } from './fusion.service.js';
 import { BuildingLink, FloorPlanListing, FloorPlanMatchResult } from './fusion.types.js';
+import { MAX_LISTINGS } from '../limits.js';
 
 /** The Fusion APIs as GraphQL: the REST facade runs these; direct GraphQL callers pass the same checks. */
 @Resolver()
@@ -16,7 +17,7 @@ export class FusionResolver {
   }
 
   @Query(() => FloorPlanMatchResult, {
-    description: 'Floor Plan Match: 1 to 100 listings (scope floorplan-match)',
+    description: `Floor Plan Match: 1 to ${MAX_LISTINGS} listings (scope floorplan-match)`,
   })
   async matchFloorPlans(
     @Ctx() ctx: RequestContext,

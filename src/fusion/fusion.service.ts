@@ -4,8 +4,7 @@ import { AppError, badInput } from '../errors/catalogue.js';
 import { matchListing } from '../matching/floorplan-match.js';
 import type { CandidatePlan, ListingMatchResult } from '../matching/floorplan-match.types.js';
 import type { BuildingLink, FloorPlanListing, ListingMatch } from './fusion.types.js';
-
-export const MAX_LISTINGS = 100;
+import { MAX_LISTINGS } from '../limits.js';
 
 interface BuildingLinkRow {
   id: number;

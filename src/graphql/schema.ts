@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { parse, type GraphQLSchema } from 'graphql';
-import { buildSchema, createResolversMap } from 'type-graphql';
+import { buildSchema, createResolversMap, getMetadataStorage } from 'type-graphql';
 import type { RequestContext } from '../context/context.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
 import { SearchResolver } from '../search/search.resolver.js';
@@ -31,11 +31,21 @@ export const RESOLVERS = [
 let cached: Promise<GraphQLSchema> | null = null;
 
 /**
+ * Parameter decorators run last to first, so type-graphql would list every field's arguments in
+ * reverse. Sorting by parameter position makes the SDL read as the resolvers are written: the
+ * query first, then its scope, then paging.
+ */
+function argumentsInDeclarationOrder(): void {
+  getMetadataStorage().params.sort((a, b) => a.index - b.index);
+}
+
+/**
  * type-graphql builds the schema, @apollo/subgraph turns it into a Federation 2 subgraph
  * (`_service`, `_entities`, `@key` on Project). Built once per process.
  */
 export function buildAppSchema(): Promise<GraphQLSchema> {
   cached ??= (async () => {
+    argumentsInDeclarationOrder();
     const schema = await buildSchema({
       resolvers: [...RESOLVERS],
       skipCheck: true,
@@ -45,7 +55,8 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
     const resolvers = createResolversMap(schema) as Record<string, Record<string, unknown>>;
     resolvers.Project = {
       ...resolvers.Project,
-      __resolveReference: (ref: { id: number | string }, ctx: RequestContext) => resolveProjectReference(ref, ctx),
+      __resolveReference: (ref: { id: number | string }, ctx: RequestContext) =>
+        resolveProjectReference(ref, ctx),
     };
     return buildSubgraphSchema([
       {

@@ -8,6 +8,7 @@ import {
   ProjectDocumentsResult,
   SearchDocumentTextResult,
 } from './search.types.js';
+import { CONTEXT_WINDOW, describeRange, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
 
 const HOW_TO_QUERY =
   'Matching is exact keyword plus synonyms (hyphen, quote, spacing and plural variants), not natural language: search concrete terms ("quartz countertops", "30 inch gas range"), try a few variants and merge results; 0 matches after a few variants means the term is not mentioned.';
@@ -24,7 +25,8 @@ export class SearchResolver {
     @Arg('projectId', () => Int, { nullable: true }) projectId: number | null,
     @Arg('category', () => String, { nullable: true }) category: string | null,
     @Arg('includeHistorical', () => Boolean, { nullable: true }) includeHistorical: boolean | null,
-    @Arg('limit', () => Int, { nullable: true, description: '1 to 25, default 10' }) limit: number | null,
+    @Arg('limit', () => Int, { nullable: true, description: describeRange(SEARCH_LIMIT) })
+    limit: number | null,
   ): Promise<SearchDocumentTextResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
     return search.searchDocumentText(ctx.em, access, {
@@ -44,7 +46,8 @@ export class SearchResolver {
     @Arg('query', () => String) query: string,
     @Arg('category', () => String, { nullable: true }) category: string | null,
     @Arg('includeHistorical', () => Boolean, { nullable: true }) includeHistorical: boolean | null,
-    @Arg('limit', () => Int, { nullable: true, description: '1 to 50, default 25' }) limit: number | null,
+    @Arg('limit', () => Int, { nullable: true, description: describeRange(PROJECTS_MENTIONING_LIMIT) })
+    limit: number | null,
   ): Promise<FindProjectsMentioningResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
     return search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit });
@@ -67,8 +70,10 @@ export class SearchResolver {
   documentContext(
     @Ctx() ctx: RequestContext,
     @Arg('chunkId', () => Int) chunkId: number,
-    @Arg('before', () => Int, { nullable: true, description: '0 to 5, default 1' }) before: number | null,
-    @Arg('after', () => Int, { nullable: true, description: '0 to 5, default 1' }) after: number | null,
+    @Arg('before', () => Int, { nullable: true, description: describeRange(CONTEXT_WINDOW) })
+    before: number | null,
+    @Arg('after', () => Int, { nullable: true, description: describeRange(CONTEXT_WINDOW) })
+    after: number | null,
   ): Promise<DocumentContextResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
     return search.documentContext(ctx.em, access, { chunkId, before, after });

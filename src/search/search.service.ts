@@ -2,6 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
 import { CATEGORIES, type Category } from '../entities/enums.js';
 import { AppError, badInput } from '../errors/catalogue.js';
+import {
+  CONTEXT_WINDOW,
+  MAX_QUERY_LENGTH,
+  PROJECTS_MENTIONING_LIMIT,
+  SEARCH_LIMIT,
+  type IntRange,
+} from '../limits.js';
 import { searchQueryLiteral } from './lexemes.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
@@ -33,8 +40,6 @@ export interface Scope {
   historical: boolean;
 }
 
-const MAX_QUERY_LENGTH = 200;
-
 /** Quote pairs a model often wraps a phrase in; `30"` alone is an inch mark and is kept. */
 const WRAPPING_QUOTES: Record<string, string> = {
   '"': '"',
@@ -65,16 +70,10 @@ export function validateCategory(category: string | null | undefined): Category 
   return category as Category;
 }
 
-export function validateRange(
-  field: string,
-  value: number | null | undefined,
-  min: number,
-  max: number,
-  fallback: number,
-): number {
-  if (value === null || value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw badInput(field, `must be an integer from ${min} to ${max}`);
+export function validateRange(field: string, value: number | null | undefined, range: IntRange): number {
+  if (value === null || value === undefined) return range.default;
+  if (!Number.isInteger(value) || value < range.min || value > range.max)
+    throw badInput(field, `must be an integer from ${range.min} to ${range.max}`);
   return value;
 }
 
@@ -267,7 +266,7 @@ export async function searchDocumentText(
 ): Promise<SearchDocumentTextResult> {
   const q = validateQuery(input.query);
   const category = validateCategory(input.category);
-  const limit = validateRange('limit', input.limit, 1, 25, 10);
+  const limit = validateRange('limit', input.limit, SEARCH_LIMIT);
   if (input.projectId !== null && input.projectId !== undefined && !(input.projectId > 0)) {
     throw badInput('project_id', 'must be a positive integer');
   }
@@ -321,7 +320,7 @@ export async function findProjectsMentioning(
 ): Promise<FindProjectsMentioningResult> {
   const q = validateQuery(input.query);
   const category = validateCategory(input.category);
-  const limit = validateRange('limit', input.limit, 1, 50, 25);
+  const limit = validateRange('limit', input.limit, PROJECTS_MENTIONING_LIMIT);
   const scope: Scope = { category, historical: access.historical && !!input.includeHistorical };
   const { terms } = expandQuery(q);
   const tsquery = searchQueryLiteral(terms);
@@ -443,8 +442,8 @@ export async function documentContext(
 ): Promise<DocumentContextResult> {
   if (!Number.isInteger(input.chunkId) || input.chunkId <= 0)
     throw badInput('chunk_id', 'must be a positive integer');
-  const before = validateRange('before', input.before, 0, 5, 1);
-  const after = validateRange('after', input.after, 0, 5, 1);
+  const before = validateRange('before', input.before, CONTEXT_WINDOW);
+  const after = validateRange('after', input.after, CONTEXT_WINDOW);
   const query = await nativeQuery(em);
   const [center] = await query<{
     chunk_index: number;

@@ -70,18 +70,26 @@ async function findProject(em: EntityManager, field: string, id: number): Promis
 
 export async function createTeam(
   em: EntityManager,
-  input: { name: string; plan: unknown; agentTier?: unknown; subscriptionStatus?: unknown },
+  input: {
+    name: string;
+    plan: unknown;
+    agentTier?: unknown;
+    subscriptionStatus?: unknown;
+    pastDueSince?: Date | null;
+  },
 ): Promise<Team> {
+  const subscriptionStatus =
+    optionalOneOf<SubscriptionStatus>(
+      'subscriptionStatus',
+      SUBSCRIPTION_STATUSES,
+      input.subscriptionStatus,
+    ) ?? 'active';
   const team = em.create(TeamSchema, {
     name: requireText('name', input.name),
     plan: requireOneOf<Plan>('plan', PLANS, input.plan),
     agentTier: optionalOneOf<AgentTier>('agentTier', AGENT_TIERS, input.agentTier) ?? 'none',
-    subscriptionStatus:
-      optionalOneOf<SubscriptionStatus>(
-        'subscriptionStatus',
-        SUBSCRIPTION_STATUSES,
-        input.subscriptionStatus,
-      ) ?? 'active',
+    subscriptionStatus,
+    pastDueSince: pastDueSince(subscriptionStatus, null, input.pastDueSince),
   });
   await em.flush();
   return team;
@@ -90,7 +98,13 @@ export async function createTeam(
 export async function updateTeam(
   em: EntityManager,
   id: number,
-  input: { name?: string | null; plan?: unknown; agentTier?: unknown; subscriptionStatus?: unknown },
+  input: {
+    name?: string | null;
+    plan?: unknown;
+    agentTier?: unknown;
+    subscriptionStatus?: unknown;
+    pastDueSince?: Date | null;
+  },
 ): Promise<Team> {
   const team = await findTeam(em, 'id', id);
   const name = input.name === undefined || input.name === null ? null : requireText('name', input.name);
@@ -104,9 +118,35 @@ export async function updateTeam(
   if (name) team.name = name;
   if (plan) team.plan = plan;
   if (agentTier) team.agentTier = agentTier;
-  if (status) team.subscriptionStatus = status;
+  if (status || input.pastDueSince) {
+    const next = status ?? team.subscriptionStatus;
+    team.pastDueSince = pastDueSince(
+      next,
+      team.subscriptionStatus === 'past_due' ? team.pastDueSince : null,
+      input.pastDueSince,
+    );
+    team.subscriptionStatus = next;
+  }
   await em.flush();
   return team;
+}
+
+/**
+ * When a past_due subscription fell due: the billing system's date when it gives one, else the
+ * date already recorded, else now. Any other status clears it, so a later lapse starts a new grace.
+ */
+function pastDueSince(
+  status: SubscriptionStatus,
+  recorded: Date | null | undefined,
+  given: Date | null | undefined,
+): Date | null {
+  if (status !== 'past_due') {
+    if (given) throw badInput('pastDueSince', 'applies only to a past_due subscription');
+    return null;
+  }
+  if (given && (Number.isNaN(given.getTime()) || given.getTime() > Date.now()))
+    throw badInput('pastDueSince', 'must be a valid date-time, not in the future');
+  return given ?? recorded ?? new Date();
 }
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -2,6 +2,7 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { ProjectSchema, type Project } from '../entities/index.js';
 import { badInput } from '../errors/catalogue.js';
 import { parseId } from './validate.js';
+import { MAX_QUERY_LENGTH, PROJECT_PAGE, PROJECTS_PER_PAGE } from '../limits.js';
 
 export interface ProjectFilterInput {
   city?: string | null;
@@ -9,8 +10,6 @@ export interface ProjectFilterInput {
   developer?: string | null;
   q?: string | null;
 }
-
-export const MAX_PER_PAGE = 50;
 
 function likePattern(text: string): string {
   return `%${text.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -29,9 +28,10 @@ export async function listProjects(
   totalPages: number;
   meta: { page: number; perPage: number; total: number; totalPages: number };
 }> {
-  if (!Number.isInteger(page) || page < 1 || page > 100_000) throw badInput('page', 'must be an integer ≥ 1');
-  if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) {
-    throw badInput('perPage', `must be an integer from 1 to ${MAX_PER_PAGE}`);
+  if (!Number.isInteger(page) || page < PROJECT_PAGE.min || page > PROJECT_PAGE.max)
+    throw badInput('page', `must be an integer from ${PROJECT_PAGE.min} to ${PROJECT_PAGE.max}`);
+  if (!Number.isInteger(perPage) || perPage < PROJECTS_PER_PAGE.min || perPage > PROJECTS_PER_PAGE.max) {
+    throw badInput('perPage', `must be an integer from ${PROJECTS_PER_PAGE.min} to ${PROJECTS_PER_PAGE.max}`);
   }
   const where: FilterQuery<Project>[] = [];
   if (filter.city?.trim())
@@ -44,8 +44,8 @@ export async function listProjects(
     where.push({ developer: { name: { $ilike: likePattern(filter.developer) } } });
   if (filter.q?.trim()) where.push({ name: { $ilike: likePattern(filter.q) } });
   for (const [field, value] of Object.entries(filter)) {
-    if (typeof value === 'string' && value.length > 200)
-      throw badInput(`filter.${field}`, 'must be at most 200 characters');
+    if (typeof value === 'string' && value.length > MAX_QUERY_LENGTH)
+      throw badInput(`filter.${field}`, `must be at most ${MAX_QUERY_LENGTH} characters`);
   }
   const [items, total] = await em.findAndCount(ProjectSchema, where.length ? { $and: where } : {}, {
     orderBy: { name: 'asc', id: 'asc' },

@@ -55,6 +55,7 @@ export async function membershipsOf(em: EntityManager, userId: number): Promise<
       plan: m.team.plan,
       agentTier: m.team.agentTier,
       subscriptionStatus: m.team.subscriptionStatus,
+      pastDueSince: m.team.pastDueSince ?? null,
     },
   }));
 }

@@ -6,7 +6,13 @@ const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toStri
 
 export async function createTeam(
   t: TestApp,
-  input: { plan: string; agentTier?: string; subscriptionStatus?: string; name?: string },
+  input: {
+    plan: string;
+    agentTier?: string;
+    subscriptionStatus?: string;
+    pastDueSince?: string;
+    name?: string;
+  },
 ): Promise<{ id: number; plan: string }> {
   const { createTeam: team } = await t.op(
     `mutation($input: CreateTeamInput!) { createTeam(input: $input) { id plan } }`,
@@ -16,6 +22,7 @@ export async function createTeam(
         plan: input.plan,
         agentTier: input.agentTier ?? 'none',
         subscriptionStatus: input.subscriptionStatus ?? 'active',
+        pastDueSince: input.pastDueSince,
       },
     },
   );

@@ -12,15 +12,18 @@ import {
 } from '../types/project.type.js';
 import { DocumentType } from '../types/document.type.js';
 import { PAGE, pageOf } from '../limits.js';
+import { describeRange, PROJECT_PAGE, PROJECTS_PER_PAGE } from '../../limits.js';
 
 @Resolver(() => ProjectType)
 export class ProjectResolver {
-  @Query(() => ProjectPage, { description: 'Projects, filtered and paginated (perPage at most 50)' })
+  @Query(() => ProjectPage, {
+    description: `Projects, filtered and paginated (perPage ${describeRange(PROJECTS_PER_PAGE)})`,
+  })
   async projects(
     @Ctx() ctx: RequestContext,
     @Arg('filter', () => ProjectFilter, { nullable: true }) filter: ProjectFilter | null,
-    @Arg('page', () => Int, { defaultValue: 1 }) page: number,
-    @Arg('perPage', () => Int, { defaultValue: 20 }) perPage: number,
+    @Arg('page', () => Int, { defaultValue: PROJECT_PAGE.default }) page: number,
+    @Arg('perPage', () => Int, { defaultValue: PROJECTS_PER_PAGE.default }) perPage: number,
   ): Promise<ProjectPage> {
     requireViewer(ctx.viewer);
     return listProjects(ctx.em, filter ?? {}, page, perPage);

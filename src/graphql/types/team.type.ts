@@ -1,5 +1,6 @@
 import { Field, Int, InputType, ObjectType } from 'type-graphql';
 import type { AgentTier, Plan, Role, SubscriptionStatus, TokenKind } from '../../entities/enums.js';
+import { PAST_DUE_GRACE_DAYS } from '../../auth/entitlements.js';
 import { AgentTierEnum, PlanEnum, RoleEnum, SubscriptionStatusEnum, TokenKindEnum } from './enums.type.js';
 
 @ObjectType('Team')
@@ -9,6 +10,11 @@ export class TeamType {
   @Field(() => PlanEnum) plan!: Plan;
   @Field(() => AgentTierEnum) agentTier!: AgentTier;
   @Field(() => SubscriptionStatusEnum) subscriptionStatus!: SubscriptionStatus;
+  @Field(() => Date, {
+    nullable: true,
+    description: `When the subscription became past_due; null in any other status. The plan keeps working for ${PAST_DUE_GRACE_DAYS} days from then`,
+  })
+  pastDueSince!: Date | null;
   @Field(() => Date) createdAt!: Date;
 }
 
@@ -86,6 +92,11 @@ export class CreateTeamInput {
   @Field(() => PlanEnum) plan!: Plan;
   @Field(() => AgentTierEnum, { nullable: true }) agentTier?: AgentTier | null;
   @Field(() => SubscriptionStatusEnum, { nullable: true }) subscriptionStatus?: SubscriptionStatus | null;
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When a past_due subscription fell due (default: now, or the date already recorded)',
+  })
+  pastDueSince?: Date | null;
 }
 
 @InputType()
@@ -94,6 +105,11 @@ export class UpdateTeamInput {
   @Field(() => PlanEnum, { nullable: true }) plan?: Plan | null;
   @Field(() => AgentTierEnum, { nullable: true }) agentTier?: AgentTier | null;
   @Field(() => SubscriptionStatusEnum, { nullable: true }) subscriptionStatus?: SubscriptionStatus | null;
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When a past_due subscription fell due (default: now, or the date already recorded)',
+  })
+  pastDueSince?: Date | null;
 }
 
 @InputType()

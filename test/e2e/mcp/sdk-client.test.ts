@@ -241,6 +241,60 @@ describe('MCP transport rules', () => {
     });
   });
 
+  it('Content-Type must be application/json: 415 with a JSON body naming the header', async () => {
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    for (const contentType of ['text/plain', undefined, 'application/x-www-form-urlencoded']) {
+      const res = await t.request('POST', '/mcp', {
+        headers: {
+          authorization: `Bearer ${tokens.pro}`,
+          ...(contentType ? { 'content-type': contentType } : {}),
+        },
+        body: ping,
+      });
+      expect(res.status).toBe(415);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.json).toEqual({
+        message: expect.stringMatching(/^Content-Type must be application\/json/),
+        header: 'Content-Type',
+      });
+    }
+    const charset = await post(ping, { 'content-type': 'application/json; charset=utf-8' });
+    expect(charset.json).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
+  it('Accept: JSON when the client lists it (as MCP clients do), one SSE event for an SSE-only client, 406 otherwise', async () => {
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' });
+    for (const accept of [
+      'application/json, text/event-stream',
+      'application/json',
+      '*/*',
+      'application/*',
+    ]) {
+      const res = await post(ping, { accept });
+      expect([res.status, res.headers.get('content-type'), res.json]).toEqual([
+        200,
+        expect.stringMatching(/^application\/json/),
+        { jsonrpc: '2.0', id: 9, result: {} },
+      ]);
+    }
+    const sse = await post(ping, { accept: 'text/event-stream' });
+    expect([sse.status, sse.headers.get('content-type')]).toEqual([
+      200,
+      expect.stringMatching(/^text\/event-stream/),
+    ]);
+    expect(sse.text).toBe(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 9, result: {} })}\n\n`,
+    );
+    for (const accept of ['text/html', 'application/json;q=0, text/plain']) {
+      const refused = await post(ping, { accept });
+      expect(refused.status).toBe(406);
+      expect(refused.json).toEqual({
+        message: expect.stringMatching(/^Accept must include application\/json/),
+        header: 'Accept',
+      });
+    }
+  });
+
   it('protocol errors: parse, batch, unknown method, notifications, methods, versions, origin, size', async () => {
     expect((await post('{"jsonrpc":')).json.error.code).toBe(-32700);
     expect((await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }])).json.error.code).toBe(-32600);

@@ -1,4 +1,5 @@
 import { createContext } from '../../../src/context/context.js';
+import { PAST_DUE_GRACE_DAYS } from '../../../src/auth/entitlements.js';
 import { generateSecret, hashSecret } from '../../../src/auth/secret.js';
 import { AccessTokenSchema } from '../../../src/entities/index.js';
 import type { TestApp } from '../../support/app.js';
@@ -206,7 +207,15 @@ describe('resource indicators (RFC 8707)', () => {
 describe('tokens follow the subscription and the membership on every request', () => {
   it.each([
     ['downgraded from Agent', { agentTier: 'none' }],
-    ['subscription past due', { subscriptionStatus: 'past_due' }],
+    [
+      'subscription past due beyond the grace period',
+      {
+        subscriptionStatus: 'past_due',
+        pastDueSince: new Date(Date.now() - (PAST_DUE_GRACE_DAYS + 1) * 86_400_000).toISOString(),
+      },
+    ],
+    ['subscription unpaid', { subscriptionStatus: 'unpaid' }],
+    ['subscription canceled', { subscriptionStatus: 'canceled' }],
   ])('team %s: the access token and the refresh token stop working', async (_name, change) => {
     const { team, user } = await agentMember();
     const { clientId, tokens } = await connect(user);

@@ -1,0 +1,39 @@
+/**
+ * The spec's limits and defaults, each defined once: resolvers and services enforce them, the
+ * MCP input schemas, the REST validation and the descriptions are built from them.
+ */
+export interface IntRange {
+  readonly min: number;
+  readonly max: number;
+  readonly default: number;
+}
+
+/** search-document-text `limit`. */
+export const SEARCH_LIMIT: IntRange = { min: 1, max: 25, default: 10 };
+/** find-projects-mentioning `limit`. */
+export const PROJECTS_MENTIONING_LIMIT: IntRange = { min: 1, max: 50, default: 25 };
+/** fetch-document-context `before` and `after`. */
+export const CONTEXT_WINDOW: IntRange = { min: 0, max: 5, default: 1 };
+/** list-projects paging (ours: the spec names `page` only). */
+export const PROJECT_PAGE: IntRange = { min: 1, max: 100_000, default: 1 };
+export const PROJECTS_PER_PAGE: IntRange = { min: 1, max: 50, default: 20 };
+/** Listings in one Floor Plan Match request. */
+export const MAX_LISTINGS = 100;
+/** Characters in a search query or a text filter. */
+export const MAX_QUERY_LENGTH = 200;
+
+/** "1 to 25, default 10": the words every description uses. */
+export function describeRange(range: IntRange): string {
+  return `${range.min} to ${range.max}, default ${range.default}`;
+}
+
+/** The JSON Schema of an integer argument within the range. */
+export function rangeSchema(range: IntRange, description?: string): Record<string, unknown> {
+  return {
+    type: 'integer',
+    minimum: range.min,
+    maximum: range.max,
+    default: range.default,
+    description: description ? `${description} (${describeRange(range)})` : describeRange(range),
+  };
+}
