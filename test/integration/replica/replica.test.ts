@@ -45,7 +45,7 @@ maybe('read replicas', () => {
   let replicaPort = 0;
   let t: TestApp | undefined;
   let token = '';
-  let projectId = '';
+  let projectId = 0;
 
   const url = (port: number, db = 'pds') => `postgres://postgres@127.0.0.1:${port}/${db}`;
   const start = (data: string, port: number) =>
