@@ -216,10 +216,10 @@ suite(`the sign-in and consent pages in Chromium${missing ? ` (skipped: ${missin
     await client.close();
 
     // The connection acts for the team picked in the browser, not the first one listed.
-    const tokens = async (teamId: string) =>
+    const tokens = async (teamId: number) =>
       (
         await t!.op<{ accessTokens: { kind: string; clientId: string }[] }>(
-          `query($teamId: ID!) { accessTokens(teamId: $teamId) { kind clientId } }`,
+          `query($teamId: Int!) { accessTokens(teamId: $teamId) { kind clientId } }`,
           { teamId },
         )
       ).accessTokens;

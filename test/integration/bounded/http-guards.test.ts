@@ -248,7 +248,7 @@ describe('through the whole service', () => {
 
   it('answers variables of the wrong type with 400 and BAD_USER_INPUT', async () => {
     const cases: [string, Record<string, unknown>][] = [
-      ['query($id: ID!) { project(id: $id) { id } }', { id: { a: 1 } }],
+      ['query($id: Int!) { project(id: $id) { id } }', { id: { a: 1 } }],
       ['query($n: Int!) { projects(perPage: $n) { total } }', { n: 'abc' }],
       ['query($f: ProjectFilter) { projects(filter: $f) { total } }', { f: { city: 5 } }],
       [
