@@ -106,6 +106,8 @@ maybe('read replicas', () => {
       '-R',
       '-X',
       'stream',
+      // An immediate checkpoint: the default "spread" one waits out most of checkpoint_timeout.
+      '--checkpoint=fast',
     ]);
     start(replicaDir, replicaPort);
 
