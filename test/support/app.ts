@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { loadConfig, type AppConfig } from '../../src/config.js';
-import { createFreshDatabase } from './database.js';
+import { clonedPglite, clonedPostgres } from './template.js';
+import type { PGlite } from '@electric-sql/pglite';
 
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
 
@@ -45,20 +46,30 @@ export interface GqlResult<T> {
 }
 
 /**
- * With DATABASE_URL set, each test file gets a fresh PostgreSQL database of its own (created,
- * migrated, dropped at close); otherwise an in-memory PGlite. Files never share state.
+ * With DATABASE_URL set, each test app gets a PostgreSQL database of its own (a clone of the run's
+ * migrated template, dropped at close); otherwise an in-memory PGlite cloned the same way. Apps
+ * never share state. A test that names its own DATABASE_URL or an on-disk DATA_DIR gets exactly that.
  */
-async function freshDatabaseUrl(): Promise<{ url: string | null; drop: () => Promise<void> }> {
+async function freshDatabase(
+  env: Record<string, string>,
+): Promise<{ url: string | null; pglite: PGlite | null; drop: () => Promise<void> }> {
+  if (env.DATABASE_URL) return { url: null, pglite: null, drop: async () => {} };
   const base = process.env.DATABASE_URL;
-  if (!base) return { url: null, drop: async () => {} };
-  return createFreshDatabase(base, `pds_t_${randomBytes(6).toString('hex')}`);
+  if (base) {
+    const db = await clonedPostgres(base, `pds_t_${randomBytes(6).toString('hex')}`);
+    return { url: db.url, pglite: null, drop: db.drop };
+  }
+  if (env.DATA_DIR && !env.DATA_DIR.startsWith('memory://'))
+    return { url: null, pglite: null, drop: async () => {} };
+  const pglite = await clonedPglite();
+  return { url: null, pglite, drop: () => pglite.close() };
 }
 
 export async function startTestApp(
   env: Record<string, string> = {},
   opts: AppOptions = {},
 ): Promise<TestApp> {
-  const db = await freshDatabaseUrl();
+  const db = await freshDatabase(env);
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -72,7 +83,7 @@ export async function startTestApp(
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     ...env,
   });
-  const app = await createApp(config, { logger: false, ...opts });
+  const app = await createApp(config, { logger: false, ...(db.pglite ? { pglite: db.pglite } : {}), ...opts });
   // A test that needs PUBLIC_BASE_URL to be the real address (OAuth metadata) passes PORT too.
   await app.server.listen({ host: '127.0.0.1', port: env.PORT ? config.port : 0 });
   const url = `http://127.0.0.1:${(app.server.addresses()[0] as { port: number }).port}`;

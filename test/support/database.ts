@@ -7,14 +7,19 @@ export interface FreshDatabase {
 }
 
 /**
- * Creates an empty database named `name` on the server of `baseUrl` (a maintenance database such
- * as .../postgres) and returns its URL; `drop` removes it, closing any connection still open.
+ * Creates a database named `name` on the server of `baseUrl` (a maintenance database such as
+ * .../postgres), empty or a copy of `template`, and returns its URL; `drop` removes it, closing
+ * any connection still open.
  */
-export async function createFreshDatabase(baseUrl: string, name: string): Promise<FreshDatabase> {
+export async function createFreshDatabase(
+  baseUrl: string,
+  name: string,
+  template?: string,
+): Promise<FreshDatabase> {
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    await admin.query(`create database ${name}${template ? ` template ${template}` : ''}`);
   } finally {
     await admin.end();
   }
