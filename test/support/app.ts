@@ -57,7 +57,7 @@ async function freshDatabase(
   const base = process.env.DATABASE_URL;
   if (base) {
     const db = await clonedPostgres(base, `pds_t_${randomBytes(6).toString('hex')}`);
-    return { url: db.url, pglite: null, drop: db.drop };
+    return { url: db.url, pglite: null, drop: () => db.drop() };
   }
   if (env.DATA_DIR && !env.DATA_DIR.startsWith('memory://'))
     return { url: null, pglite: null, drop: async () => {} };

@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
 import { migrateUp, openDatabase } from '../../src/db/orm.js';
 import { createFreshDatabase, type FreshDatabase } from './database.js';
 
 /**
  * One migrated template per test run, cloned for every test app, so that no test file pays for
- * the migrations again. `global-setup.mjs` makes a directory for the run (PDS_TEST_RUN_DIR) and
- * `global-teardown.mjs` removes it and the PostgreSQL templates named in it. Two workers may race
+ * the migrations again. `global-setup.ts` makes a directory for the run (PDS_TEST_RUN_DIR) and
+ * `global-teardown.ts` removes it and the PostgreSQL templates named in it. Two workers may race
  * to build the first template: each builds its own, the first to claim the slot wins and the other
  * throws its copy away, so a half-built template is never cloned.
  */

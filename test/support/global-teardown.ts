@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 
 /** Removes the run's directory and the PostgreSQL template built in it, if any. */
-export default async function globalTeardown() {
+export default async function globalTeardown(): Promise<void> {
   const dir = process.env.PDS_TEST_RUN_DIR;
   if (!dir) return;
   const named = join(dir, 'postgres-template');
