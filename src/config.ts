@@ -1,6 +1,17 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
+/** PDF extraction limits when the environment sets none (see ExtractionConfig). */
+export const EXTRACTION_DEFAULTS = Object.freeze({
+  maxMemoryMb: 512,
+  timeoutMs: 60_000,
+  maxPages: 2_000,
+  maxObjects: 500_000,
+  maxTextChars: 20_000_000,
+});
+/** Smallest memory limit an extractor process can start with (Node and pdf.js alone take ~60 MB). */
+export const MIN_EXTRACT_MEMORY_MB = 96;
+
 /**
  * The one place that reads process.env. Everything is validated at start-up; every problem is
  * reported at once and the process exits non-zero, so a bad deployment fails fast and loudly.
@@ -49,6 +60,16 @@ const EnvSchema = z.object({
   OVERLOAD_MAX_HEAP_BYTES: z.coerce.number().int().min(0).default(0),
   OVERLOAD_MAX_RSS_BYTES: z.coerce.number().int().min(0).default(0),
   OVERLOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
+  EXTRACT_MEMORY_MB: z.coerce
+    .number()
+    .int()
+    .min(MIN_EXTRACT_MEMORY_MB)
+    .max(65_536)
+    .default(EXTRACTION_DEFAULTS.maxMemoryMb),
+  EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(EXTRACTION_DEFAULTS.timeoutMs),
+  EXTRACT_MAX_PAGES: z.coerce.number().int().min(1).default(EXTRACTION_DEFAULTS.maxPages),
+  EXTRACT_MAX_OBJECTS: z.coerce.number().int().min(100).default(EXTRACTION_DEFAULTS.maxObjects),
+  EXTRACT_MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(EXTRACTION_DEFAULTS.maxTextChars),
 });
 
 export type RateLimitStore = { kind: 'memory' } | { kind: 'postgres' } | { kind: 'redis'; url: string };
@@ -63,6 +84,15 @@ export interface OverloadConfig {
   readonly maxHeapBytes: number;
   readonly maxRssBytes: number;
   readonly retryAfterSeconds: number;
+}
+
+/** PDF extraction: each extractor process's OS memory limit and what one document may cost. */
+export interface ExtractionConfig {
+  readonly maxMemoryMb: number;
+  readonly timeoutMs: number;
+  readonly maxPages: number;
+  readonly maxObjects: number;
+  readonly maxTextChars: number;
 }
 
 export interface AppConfig {
@@ -83,6 +113,7 @@ export interface AppConfig {
   readonly demoCorpusProjects: number;
   readonly trustProxy: TrustProxy;
   readonly overload: OverloadConfig;
+  readonly extraction: ExtractionConfig;
 }
 
 export class ConfigError extends Error {
@@ -173,6 +204,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxHeapBytes: e.OVERLOAD_MAX_HEAP_BYTES,
       maxRssBytes: e.OVERLOAD_MAX_RSS_BYTES,
       retryAfterSeconds: e.OVERLOAD_RETRY_AFTER_SECONDS,
+    }),
+    extraction: Object.freeze({
+      maxMemoryMb: e.EXTRACT_MEMORY_MB,
+      timeoutMs: e.EXTRACT_TIMEOUT_MS,
+      maxPages: e.EXTRACT_MAX_PAGES,
+      maxObjects: e.EXTRACT_MAX_OBJECTS,
+      maxTextChars: e.EXTRACT_MAX_TEXT_CHARS,
     }),
   });
 }

@@ -1,141 +1,137 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { EXTRACTOR_ROLE, extractPages, type ExtractReply, type ExtractRequest } from './extract.worker.js';
+import { EXTRACTION_DEFAULTS, MIN_EXTRACT_MEMORY_MB } from '../config.js';
+import type { ChunkDraft } from '../search/chunk.js';
+import type { ChildReply, ChildRequest } from './extract.child.js';
+import {
+  completed,
+  errorFields,
+  extractPages,
+  failed,
+  isAllocationFailure,
+  reason,
+  type ExtractionResult,
+  type TextLimits,
+} from './pdf-text.js';
 
-export type ExtractionOutcome = 'completed' | 'no_text' | 'failed';
+export {
+  EXTRACTION_METHOD,
+  EXTRACTOR_VERSION,
+  type ExtractionOutcome,
+  type ExtractionResult,
+} from './pdf-text.js';
 
-export interface ExtractionResult {
-  status: ExtractionOutcome;
-  method: string;
-  extractorVersion: string;
-  pageCount: number;
-  pages: { pageNumber: number; text: string }[];
-  rawTextLength: number;
-  /** Readable reason for `failed`: corrupt, encrypted, timed out, out of memory. */
-  error: string | null;
-}
-
-export interface ExtractOptions {
-  /** Wall-clock budget of one document once a worker has it; the worker is killed when it runs out. */
+export interface ExtractOptions extends Partial<TextLimits> {
+  /** Wall-clock budget of one document once an extractor has it; the extractor is killed when it runs out. */
   timeoutMs?: number;
-  /** Heap cap of the worker thread (V8 old generation). */
+  /**
+   * Memory of the extractor process, enforced by the operating system (RLIMIT_DATA: heap, buffers
+   * and everything else it allocates). Past it, allocations are refused and the extractor dies.
+   */
   maxMemoryMb?: number;
-  /** Documents claiming more pages fail without being read. */
-  maxPages?: number;
+  /** Normalize and chunk in the extractor too; the result then carries `chunks` and no page texts. */
+  chunk?: boolean;
 }
 
-const require = createRequire(import.meta.url);
-const UNPDF_VERSION = (
-  JSON.parse(readFileSync(join(dirname(require.resolve('unpdf')), '..', 'package.json'), 'utf8')) as {
-    version: string;
-  }
-).version;
-export const EXTRACTION_METHOD = `unpdf-${UNPDF_VERSION}`;
-/** Bump the suffix when the text assembled from pdf.js changes (line ends, spacing). */
-export const EXTRACTOR_VERSION = `${EXTRACTION_METHOD}+pages-v1`;
-
-const DEFAULTS = { timeoutMs: 60_000, maxMemoryMb: 512, maxPages: 2_000 };
-
-/** A page needs a few letters or digits to count as text; scanned pages yield none. */
-const USABLE = /[\p{L}\p{N}]{2}/u;
-
-function completed(pages: string[], pageCount: number): ExtractionResult {
-  const list = pages.map((text, i) => ({ pageNumber: i + 1, text }));
+function limitsOf(opts: ExtractOptions): TextLimits {
   return {
-    status: list.some((p) => USABLE.test(p.text)) ? 'completed' : 'no_text',
-    method: EXTRACTION_METHOD,
-    extractorVersion: EXTRACTOR_VERSION,
-    pageCount,
-    pages: list,
-    rawTextLength: pages.reduce((n, p) => n + p.length, 0),
-    error: null,
+    maxPages: opts.maxPages ?? EXTRACTION_DEFAULTS.maxPages,
+    maxObjects: opts.maxObjects ?? EXTRACTION_DEFAULTS.maxObjects,
+    maxTextChars: opts.maxTextChars ?? EXTRACTION_DEFAULTS.maxTextChars,
   };
-}
-
-function failed(error: string): ExtractionResult {
-  return {
-    status: 'failed',
-    method: EXTRACTION_METHOD,
-    extractorVersion: EXTRACTOR_VERSION,
-    pageCount: 0,
-    pages: [],
-    rawTextLength: 0,
-    error,
-  };
-}
-
-/** pdf.js names its exceptions; turn them into reasons a person (or a model) can act on. */
-function reason(name: string, message: string): string {
-  if (name === 'PasswordException') return 'encrypted PDF (password required)';
-  if (name === 'TooManyPagesError') return `too many pages: ${message}`;
-  if (name === 'InvalidPDFException') return `corrupt PDF: ${message.replace(/\.$/, '')}`;
-  return `corrupt PDF: ${name === 'Error' ? '' : `${name}: `}${message.slice(0, 300)}`;
 }
 
 /**
  * In-process extraction: the benchmark's "raw unpdf" baseline. A hostile PDF can hang this or
- * take the process down with an unhandled rejection; production code uses `extractPdf`.
+ * take the process down; production code uses `extractPdf`.
  */
 export async function extractPdfDirect(
   bytes: Uint8Array,
-  opts: Pick<ExtractOptions, 'maxPages'> = {},
+  opts: Pick<ExtractOptions, 'maxPages' | 'maxObjects' | 'maxTextChars'> = {},
 ): Promise<ExtractionResult> {
   try {
-    const { pages, pageCount } = await extractPages(
-      new Uint8Array(bytes),
-      opts.maxPages ?? DEFAULTS.maxPages,
-    );
+    const { pages, pageCount } = await extractPages(new Uint8Array(bytes), limitsOf(opts));
     return completed(pages, pageCount);
   } catch (err) {
-    const { name, message } = err instanceof Error ? err : { name: 'Error', message: String(err) };
+    const { name, message } = errorFields(err);
     return failed(reason(name, message));
   }
 }
 
 /**
- * From `dist/` the compiled `.js` sits beside this file. From source (jest runs the `.ts` files
- * through swc, and a Worker cannot use jest's transform) Node loads the `.ts` worker itself with
- * its built-in type stripping, which is why the worker file imports nothing from the project.
+ * How to start an extractor. From `dist/` the compiled `.js` sits beside this file. From source
+ * (jest runs the `.ts` files through swc, which a child process cannot use) Node runs the `.ts`
+ * sources itself, transforming the types, with source-hooks.ts resolving their `.js` imports.
  */
-function workerScript(): URL {
-  for (const name of ['./extract.worker.js', './extract.worker.ts']) {
-    const url = new URL(name, import.meta.url);
-    if (!existsSync(fileURLToPath(url))) continue;
-    if (name.endsWith('.ts') && !process.features.typescript) break;
-    return url;
+function childCommand(): string[] {
+  const js = fileURLToPath(new URL('./extract.child.js', import.meta.url));
+  if (existsSync(js)) return [js];
+  const ts = fileURLToPath(new URL('./extract.child.ts', import.meta.url));
+  const hooks = fileURLToPath(new URL('./source-hooks.ts', import.meta.url));
+  if (!existsSync(ts) || !process.features.typescript) {
+    throw new Error('PDF extractor not found: build the project (npm run build) or use Node >= 22.18');
   }
-  throw new Error('PDF extraction worker not found: build the project (npm run build) or use Node >= 22.18');
+  return ['--experimental-transform-types', '--no-warnings', '--import', hooks, ts];
 }
 
+/**
+ * The extractor runs under `sh -c 'ulimit -d KB; exec node ...'`: RLIMIT_DATA bounds every
+ * private writable mapping (V8's heap, ArrayBuffers, malloc), which is what pdf.js's decompressed
+ * streams live in. RLIMIT_AS is not usable: V8 and WebAssembly reserve address space far beyond
+ * what they ever touch. V8's own heap cap is set to the same size, so a heap overflow ends
+ * the process the same way.
+ */
+function spawnExtractor(maxMemoryMb: number): ChildProcess {
+  const script = 'ulimit -d "$1" || exit 97; shift; exec "$@"';
+  return spawn(
+    '/bin/sh',
+    [
+      '-c',
+      script,
+      'pds-extractor',
+      String(maxMemoryMb * 1024),
+      process.execPath,
+      `--max-old-space-size=${maxMemoryMb}`,
+      ...childCommand(),
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' },
+  );
+}
+
+/** What a dead extractor's exit says about why it died. */
+const OUT_OF_MEMORY = /out of memory|allocation failed|bad_alloc|cannot allocate memory|OOM/i;
+
 interface Job {
-  request: ExtractRequest;
+  request: ChildRequest;
+  /** The chunk batches received so far (`chunk` requests). */
+  chunks: ChunkDraft[];
   timeoutMs: number;
   resolve: (result: ExtractionResult) => void;
 }
 
-/** Documents a warm thread serves before it is replaced, so pdf.js leaks cannot accumulate. */
-const JOBS_PER_THREAD = 200;
-/** A thread idle this long is stopped; the next document starts a new one. */
+/** Documents a warm extractor serves before it is replaced, so pdf.js leaks cannot accumulate. */
+const JOBS_PER_EXTRACTOR = 200;
+/** An extractor idle this long is stopped; the next document starts a new one. */
 const IDLE_MS = 15_000;
 
 /**
- * One warm worker thread (a cold one costs a pdf.js load per document). It runs one document at a
- * time; a timeout, a crash, running out of memory or an escaped rejection ends the thread, fails
- * only the document in hand, and the next document gets a fresh thread.
+ * One warm extractor process (a cold one costs a Node start and a pdf.js load per document). It
+ * runs one document at a time; a timeout, a crash, running out of memory or an escaped rejection
+ * ends the process, fails only the document in hand, and the next document gets a fresh one.
  */
-class ExtractorThread {
-  private worker: Worker | null = null;
+class Extractor {
+  private child: ChildProcess | null = null;
   private job: Job | null = null;
   private timer: NodeJS.Timeout | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
   private served = 0;
+  /** The end of the extractor's stderr: V8 and the C++ runtime say "out of memory" there. */
+  private stderr = '';
 
   constructor(
     private readonly maxMemoryMb: number,
-    /** Called whenever the thread becomes free for the next job. */
+    /** Called whenever the extractor becomes free for the next job. */
     private readonly onFree: () => void,
   ) {}
 
@@ -143,67 +139,78 @@ class ExtractorThread {
     return this.job !== null;
   }
 
+  private get exceeded(): string {
+    return `exceeded memory: the extractor's ${this.maxMemoryMb} MB limit`;
+  }
+
   run(job: Job): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.job = job;
-    let worker: Worker;
+    let child: ChildProcess;
     try {
-      worker = this.worker ?? this.start();
+      child = this.child ?? this.start();
     } catch (err) {
-      this.fail(`extractor unavailable: ${err instanceof Error ? err.message : String(err)}`);
+      this.fail(`extractor unavailable: ${errorFields(err).message}`);
       return;
     }
-    worker.ref();
+    child.ref();
     this.timer = setTimeout(() => this.fail(`timed out after ${job.timeoutMs}ms`), job.timeoutMs);
-    worker.postMessage(job.request, [job.request.bytes.buffer as ArrayBuffer]);
+    child.send(job.request);
   }
 
-  private start(): Worker {
-    const worker = new Worker(workerScript(), {
-      workerData: { role: EXTRACTOR_ROLE },
-      resourceLimits: { maxOldGenerationSizeMb: this.maxMemoryMb },
+  private start(): ChildProcess {
+    const child = spawnExtractor(this.maxMemoryMb);
+    this.stderr = '';
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (text: string) => {
+      this.stderr = (this.stderr + text).slice(-4096);
     });
-    // Events of a thread already discarded (terminated after a timeout) must not touch the next job.
-    worker.on('message', (reply: ExtractReply) => {
-      if (this.worker !== worker || !this.job || reply.id !== this.job.request.id) return;
-      if (reply.ok) this.finish(completed(reply.pages, reply.pageCount));
-      else if (reply.fatal) this.fail(reason(reply.name, reply.message));
-      else this.finish(failed(reason(reply.name, reply.message)));
+    // Events of an extractor already discarded (killed after a timeout) must not touch the next job.
+    child.on('message', (reply: ChildReply) => {
+      if (this.child !== child || !this.job || reply.id !== this.job.request.id) return;
+      if ('chunks' in reply) {
+        this.job.chunks.push(...reply.chunks);
+        return;
+      }
+      if ('result' in reply) {
+        const { result } = reply;
+        return this.finish(this.job.request.chunk ? { ...result, chunks: this.job.chunks } : result);
+      }
+      const { name, message } = reply.fatal;
+      this.fail(isAllocationFailure(name, message) ? this.exceeded : reason(name, message));
     });
-    worker.on('error', (err: Error & { code?: string }) => {
-      if (this.worker !== worker) return;
-      this.fail(
-        err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? 'worker out of memory'
-          : `extractor crashed: ${err.message}`,
-      );
+    child.on('error', (err) => {
+      if (this.child === child) this.fail(`extractor unavailable: ${err.message}`);
     });
-    worker.on('exit', (code) => {
-      if (this.worker !== worker) return;
-      this.fail(`extractor exited with code ${code}`);
+    // 'close', not 'exit': by then stderr has been read to its end.
+    child.on('close', (code, signal) => {
+      if (this.child !== child) return;
+      if (code === 97) return this.fail('extractor unavailable: the memory limit could not be set');
+      const memory = OUT_OF_MEMORY.test(this.stderr) || signal === 'SIGABRT' || signal === 'SIGTRAP';
+      this.fail(memory ? this.exceeded : `extractor exited (${signal ?? `code ${code}`})`);
     });
-    this.worker = worker;
+    this.child = child;
     this.served = 0;
-    return worker;
+    return child;
   }
 
-  /** Ends the job with a result and keeps the thread warm for the next one. */
+  /** Ends the job with a result and keeps the extractor warm for the next one. */
   private finish(result: ExtractionResult): void {
     const job = this.settle();
     if (!job) return;
-    if (++this.served >= JOBS_PER_THREAD) void this.stop();
-    else if (this.worker) {
-      this.worker.unref();
-      this.idleTimer = setTimeout(() => void this.stop(), IDLE_MS).unref();
+    if (++this.served >= JOBS_PER_EXTRACTOR) this.stop();
+    else if (this.child) {
+      this.child.unref();
+      this.idleTimer = setTimeout(() => this.stop(), IDLE_MS).unref();
     }
     job.resolve(result);
     this.onFree();
   }
 
-  /** Ends the job as failed and discards the thread: its state can no longer be trusted. */
+  /** Ends the job as failed and discards the extractor: its state can no longer be trusted. */
   private fail(error: string): void {
     const job = this.settle();
-    void this.stop();
+    this.stop();
     if (!job) return;
     job.resolve(failed(error));
     this.onFree();
@@ -217,24 +224,21 @@ class ExtractorThread {
     return job;
   }
 
-  async stop(): Promise<void> {
+  stop(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    const worker = this.worker;
-    this.worker = null;
-    if (worker) await worker.terminate();
+    const child = this.child;
+    this.child = null;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 }
 
-/** A few threads and a queue; one pool per memory cap, since the cap is fixed when a thread starts. */
+/** A few extractors and a queue; one pool per memory limit, since the limit is fixed when a process starts. */
 class ExtractorPool {
-  private readonly threads: ExtractorThread[];
+  private readonly extractors: Extractor[];
   private readonly queue: Job[] = [];
 
   constructor(size: number, maxMemoryMb: number) {
-    this.threads = Array.from(
-      { length: size },
-      () => new ExtractorThread(maxMemoryMb, () => this.dispatch()),
-    );
+    this.extractors = Array.from({ length: size }, () => new Extractor(maxMemoryMb, () => this.dispatch()));
   }
 
   submit(job: Job): void {
@@ -243,49 +247,52 @@ class ExtractorPool {
   }
 
   private dispatch(): void {
-    for (const thread of this.threads) {
-      if (thread.busy) continue;
+    for (const extractor of this.extractors) {
+      if (extractor.busy) continue;
       const job = this.queue.shift();
       if (!job) return;
-      thread.run(job);
+      extractor.run(job);
     }
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.threads.map((t) => t.stop()));
+  close(): void {
+    for (const e of this.extractors) e.stop();
   }
 }
 
-/** Two threads: the machines have two cores, and the queue above feeds at most this many at once. */
+/** Two extractors: the machines have two cores, and the queue feeds at most this many at once. */
 const POOL_SIZE = 2;
 const pools = new Map<number, ExtractorPool>();
 let nextId = 1;
 
 /**
- * Extracts per-page text in a worker thread with a timeout and a heap cap, so a corrupt,
- * encrypted or hostile PDF fails its own extraction and never crashes or hangs the process.
- * Never rejects: every failure is a `failed` result with a readable `error`.
+ * Extracts per-page text in a separate process with a timeout, an operating-system memory limit
+ * and limits on pages, objects and text, so a corrupt, encrypted or hostile PDF fails its own
+ * extraction and never crashes, hangs or bloats this process. Never rejects: every failure is a
+ * `failed` result with a readable `error`.
  */
 export function extractPdf(bytes: Uint8Array, opts: ExtractOptions = {}): Promise<ExtractionResult> {
-  const maxMemoryMb = opts.maxMemoryMb ?? DEFAULTS.maxMemoryMb;
+  const maxMemoryMb = Math.max(MIN_EXTRACT_MEMORY_MB, opts.maxMemoryMb ?? EXTRACTION_DEFAULTS.maxMemoryMb);
   let pool = pools.get(maxMemoryMb);
   if (!pool) {
     pool = new ExtractorPool(POOL_SIZE, maxMemoryMb);
     pools.set(maxMemoryMb, pool);
   }
-  const request: ExtractRequest = {
+  const request: ChildRequest = {
     id: nextId++,
     bytes: new Uint8Array(bytes),
-    maxPages: opts.maxPages ?? DEFAULTS.maxPages,
+    limits: limitsOf(opts),
+    chunk: opts.chunk ?? false,
   };
   return new Promise((resolve) => {
-    pool.submit({ request, timeoutMs: opts.timeoutMs ?? DEFAULTS.timeoutMs, resolve });
+    pool.submit({ request, chunks: [], timeoutMs: opts.timeoutMs ?? EXTRACTION_DEFAULTS.timeoutMs, resolve });
   });
 }
 
-/** Stops every extraction thread (graceful shutdown, end of a test file). */
-export async function closeExtractors(): Promise<void> {
+/** Stops every extractor process (graceful shutdown, end of a test file). */
+export function closeExtractors(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
-  await Promise.all(all.map((p) => p.close()));
+  for (const p of all) p.close();
+  return Promise.resolve();
 }

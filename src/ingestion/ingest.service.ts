@@ -121,15 +121,33 @@ export async function reindexDocument(em: EntityManager, documentId: number): Pr
 
 export type Extractor = (bytes: Uint8Array) => Promise<ExtractionResult>;
 
-/** Multi-row inserts in batches: one round trip per 200 chunks instead of one per chunk. */
+/**
+ * Up to 200 chunks or ~256 kB of text per statement. The driver formats parameters into the SQL
+ * text on the event loop, ~0.1 s per MB, so a statement's size is a stall of the whole process.
+ */
+function* insertBatches(drafts: ChunkDraft[]): Generator<ChunkDraft[]> {
+  let batch: ChunkDraft[] = [];
+  let chars = 0;
+  for (const draft of drafts) {
+    batch.push(draft);
+    chars += draft.rawText.length + draft.searchText.length + draft.searchVector.length;
+    if (batch.length === 200 || chars >= 256 * 1024) {
+      yield batch;
+      batch = [];
+      chars = 0;
+    }
+  }
+  if (batch.length) yield batch;
+}
+
+/** Multi-row inserts in batches: one round trip per batch instead of one per chunk. */
 export async function insertChunks(
   tx: EntityManager,
   owner: { extractionId: number; documentId: number; projectId: number },
   drafts: ChunkDraft[],
 ): Promise<void> {
   const conn = tx.getConnection();
-  for (let i = 0; i < drafts.length; i += 200) {
-    const batch = drafts.slice(i, i + 200);
+  for (const batch of insertBatches(drafts)) {
     await conn.execute(
       `insert into chunk (extraction_id, document_id, project_id, chunk_index, page_number, raw_text, search_text, search_vector, text_hash) values ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?::tsvector, ?)').join(', ')}`,
       batch.flatMap((c) => [
@@ -178,7 +196,8 @@ export async function processExtraction(
     [documentId],
   );
   const result = await extract(new Uint8Array(doc.content));
-  const drafts = result.status === 'completed' ? chunkPages(result.pages) : [];
+  // The extractor process normally chunks; pages are chunked here only for an extractor that did not.
+  const drafts = result.status === 'completed' ? (result.chunks ?? chunkPages(result.pages)) : [];
   const status = result.status === 'completed' && drafts.length === 0 ? 'no_text' : result.status;
 
   await em.fork().transactional(async (tx) => {

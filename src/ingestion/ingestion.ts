@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { AppConfig } from '../config.js';
+import { EXTRACTION_DEFAULTS, type AppConfig, type ExtractionConfig } from '../config.js';
 import { closeExtractors, extractPdf } from './extract.js';
 import { processExtraction, unfinishedExtractions, type Extractor } from './ingest.service.js';
 import { InProcessQueue, PgBossQueue, type ExtractionQueue } from './queue.js';
@@ -12,12 +12,14 @@ export interface Ingestion {
   stop(): Promise<void>;
 }
 
-export const EXTRACTION_TIMEOUT_MS = 60_000;
-export const EXTRACTION_MEMORY_MB = 512;
 export const EXTRACTION_CONCURRENCY = 2;
 
-export const defaultExtractor: Extractor = (bytes) =>
-  extractPdf(bytes, { timeoutMs: EXTRACTION_TIMEOUT_MS, maxMemoryMb: EXTRACTION_MEMORY_MB });
+/** Extraction in a memory-limited child process that also normalizes and chunks (see extract.ts). */
+export function extractorFor(limits: ExtractionConfig): Extractor {
+  return (bytes) => extractPdf(bytes, { ...limits, chunk: true });
+}
+
+export const defaultExtractor: Extractor = extractorFor(EXTRACTION_DEFAULTS);
 
 /**
  * The ingestion pipeline of one process: pg-boss on PostgreSQL (workers in any number of
@@ -25,16 +27,16 @@ export const defaultExtractor: Extractor = (bytes) =>
  */
 export function createIngestion(
   orm: MikroORM,
-  config: Pick<AppConfig, 'databaseUrl'>,
+  config: Pick<AppConfig, 'databaseUrl' | 'extraction'>,
   log: FastifyBaseLogger,
   opts: { consume?: boolean; extractor?: Extractor } = {},
 ): Ingestion {
   const consume = opts.consume ?? true;
-  // Two jobs at a time per process: the extractor pool runs two worker threads (one per core here).
+  // Two jobs at a time per process: the extractor pool runs two extractor processes (one per core here).
   const queue: ExtractionQueue = config.databaseUrl
     ? new PgBossQueue(config.databaseUrl, { consume, concurrency: EXTRACTION_CONCURRENCY })
     : new InProcessQueue({ concurrency: EXTRACTION_CONCURRENCY });
-  const extractor = opts.extractor ?? defaultExtractor;
+  const extractor = opts.extractor ?? extractorFor(config.extraction);
   return {
     queue,
     async startWorker() {

@@ -14,7 +14,14 @@ import { normalizeText } from '../../../src/search/normalize.js';
 import { expandQuery } from '../../../src/search/synonyms.js';
 import { findFirstMatch } from '../../../src/search/match.js';
 import { makePdf } from '../../support/pdf.js';
-import { contentBombPdf, cyclicPageTreePdf, hugePageCountPdf } from './hostile.js';
+import { chunkPages } from '../../../src/search/chunk.js';
+import {
+  contentBombPdf,
+  cyclicPageTreePdf,
+  flateBombPdf,
+  hugePageCountPdf,
+  textHeavyPdf,
+} from '../../support/hostile-pdf.js';
 
 const SEED = 7;
 const PROJECTS = 4;
@@ -230,10 +237,38 @@ describe('hostile input', () => {
       error: 'timed out after 400ms',
     });
     expect(performance.now() - started).toBeLessThan(2000);
-    expect(await extractPdf(bomb, { maxMemoryMb: 32, timeoutMs: 30_000 })).toMatchObject({
+    // 4 GiB of zeros once inflated, ~1 MB on disk: the OS limit refuses the extractor's allocations.
+    expect(
+      await extractPdf(flateBombPdf(4 * 1024 ** 3), { maxMemoryMb: 128, timeoutMs: 60_000 }),
+    ).toMatchObject({
       status: 'failed',
-      error: 'worker out of memory',
+      error: "exceeded memory: the extractor's 128 MB limit",
     });
+  });
+
+  it('fails documents over the object and text limits before they cost more', async () => {
+    const pdf = textHeavyPdf(60_000);
+    expect(await extractPdf(pdf, { maxObjects: 20 })).toMatchObject({
+      status: 'failed',
+      // Catalog, page tree, font, and a page with its content stream for each of the 11 pages.
+      error: 'too many objects: the PDF has 25 objects, more than the 20 allowed',
+    });
+    expect(await extractPdf(pdf, { maxTextChars: 10_000 })).toMatchObject({
+      status: 'failed',
+      error: 'too much text: more than the 10000 characters allowed (by page 2)',
+    });
+    const whole = await extractPdf(pdf, { maxTextChars: 100_000, maxObjects: 100 });
+    expect(whole).toMatchObject({ status: 'completed', pageCount: 11 });
+    expect(whole.rawTextLength).toBeGreaterThan(59_000);
+  });
+
+  it('normalizes and chunks in the extractor when asked, sending the text back once', async () => {
+    const pages = ['Quartz counter\u00ADtops and a 30\u2033 range', 'Page two: 9\u2032 ceilings'];
+    const plain = await extractPdf(await makePdf(pages));
+    const chunked = await extractPdf(await makePdf(pages), { chunk: true });
+    expect(chunked).toMatchObject({ status: 'completed', pageCount: 2, pages: [] });
+    expect(chunked.rawTextLength).toBe(plain.rawTextLength);
+    expect(chunked.chunks).toEqual(chunkPages(plain.pages));
   });
 
   it('keeps working after failures, also with several documents at once', async () => {

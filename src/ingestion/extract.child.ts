@@ -1,0 +1,82 @@
+/**
+ * The PDF extractor process. The API (or worker) process starts a few of these with a hard
+ * operating-system memory limit (RLIMIT_DATA, see extract.ts) and sends one document at a time
+ * over IPC; pdf.js, normalization and chunking all run here. A document that needs more memory
+ * than the limit gets its allocations refused and ends this process, never its parent.
+ */
+import { chunkPages, type ChunkDraft } from '../search/chunk.js';
+import {
+  completed,
+  errorFields,
+  extractPages,
+  failed,
+  isAllocationFailure,
+  reason,
+  type ExtractionResult,
+  type TextLimits,
+} from './pdf-text.js';
+
+export interface ChildRequest {
+  id: number;
+  bytes: Uint8Array;
+  limits: TextLimits;
+  /** Normalize and chunk here, returning `chunks` instead of page texts. */
+  chunk: boolean;
+}
+
+export type ChildReply =
+  /** A batch of the chunks, in order, sent before the result they belong to. */
+  | { id: number; chunks: ChunkDraft[] }
+  /** The end of a job; with `chunk`, `result.chunks` is empty and the batches before it are the chunks. */
+  | { id: number; result: ExtractionResult }
+  /** The failure escaped the job or was a refused allocation: this process exits after sending it. */
+  | { id: number; fatal: { name: string; message: string } };
+
+/**
+ * Chunks per message: one message for a whole 5 MB-text document would need one ~40 MB
+ * serialization buffer here and one long deserialization on the parent's event loop.
+ */
+const BATCH = 250;
+
+function send(reply: ChildReply): Promise<void> {
+  return new Promise((resolve, reject) =>
+    process.send!(reply, undefined, {}, (error) => (error ? reject(error) : resolve())),
+  );
+}
+
+async function run(request: ChildRequest): Promise<ExtractionResult> {
+  const { pageCount, pages } = await extractPages(request.bytes, request.limits);
+  const result = completed(pages, pageCount);
+  if (!request.chunk) return result;
+  // The chunks carry the text; sending the pages too would double what crosses to the parent.
+  const chunks = result.status === 'completed' ? chunkPages(result.pages) : [];
+  result.pages = [];
+  for (let i = 0; i < chunks.length; i += BATCH) {
+    await send({ id: request.id, chunks: chunks.slice(i, i + BATCH) });
+  }
+  return { ...result, chunks: [] };
+}
+
+function serve(): void {
+  let current = -1;
+  // Refused allocations and escaped pdf.js rejections leave state nobody can trust: report, exit.
+  const fatal = (error: unknown) => {
+    void send({ id: current, fatal: errorFields(error) }).finally(() => process.exit(70));
+  };
+  process.on('unhandledRejection', fatal);
+  process.on('uncaughtException', fatal);
+  process.on('disconnect', () => process.exit(0));
+  process.on('message', (request: ChildRequest) => {
+    current = request.id;
+    run(request)
+      .then((result) => send({ id: request.id, result }))
+      .catch((error: unknown) => {
+        const { name, message } = errorFields(error);
+        if (isAllocationFailure(name, message)) fatal(error);
+        else return send({ id: request.id, result: failed(reason(name, message)) });
+      })
+      .catch(fatal);
+  });
+}
+
+serve();
