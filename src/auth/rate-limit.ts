@@ -10,12 +10,12 @@ import {
 } from 'rate-limiter-flexible';
 
 export type RatePolicyName =
-  'building-links' | 'floorplan-match' | 'mcp' | 'graphql' | 'auth-failure' | 'oauth';
+  'building-links' | 'floorplan-match' | 'mcp' | 'graphql' | 'auth-failure' | 'sign-in-account' | 'oauth';
 
 export interface RatePolicy {
   points: number;
   durationSeconds: number;
-  keyedBy: 'api-key' | 'token' | 'credential' | 'ip';
+  keyedBy: 'api-key' | 'token' | 'credential' | 'ip' | 'account';
 }
 
 /** The one policy table. Fusion limits are the spec's; mcp, graphql and auth-failure are ours (DESIGN §5). */
@@ -25,6 +25,8 @@ export const RATE_POLICIES: Readonly<Record<RatePolicyName, RatePolicy>> = Objec
   mcp: { points: 300, durationSeconds: 60, keyedBy: 'token' },
   graphql: { points: 600, durationSeconds: 60, keyedBy: 'credential' },
   'auth-failure': { points: 30, durationSeconds: 60, keyedBy: 'ip' },
+  /** Failed sign-ins per account from every address together: guessing is slowed, the owner waits at most 5 min. */
+  'sign-in-account': { points: 10, durationSeconds: 300, keyedBy: 'account' },
   /** Login, consent, client registration and token requests, per address (src/oauth). */
   oauth: { points: 120, durationSeconds: 60, keyedBy: 'ip' },
 });
@@ -43,7 +45,8 @@ export type RateStoreConfig =
   { kind: 'memory' } | { kind: 'postgres'; pool: Pool } | { kind: 'redis'; url: string };
 
 export interface RateLimiter {
-  consume(policy: RatePolicyName, key: string): Promise<RateDecision>;
+  /** Charges `points` (1 by default); 0 charges nothing and tells whether the key is already over its limit. */
+  consume(policy: RatePolicyName, key: string, points?: number): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -184,9 +187,9 @@ export async function createRateLimiter(
   }
 
   let storeDownUntil = 0;
-  const fromFallback = async (name: RatePolicyName, key: string): Promise<RateDecision> => {
+  const fromFallback = async (name: RatePolicyName, key: string, points: number): Promise<RateDecision> => {
     try {
-      return decide(policies[name], await fallback.get(name)!.consume(key, 1), true);
+      return decide(policies[name], await fallback.get(name)!.consume(key, points), true);
     } catch (err) {
       if (err instanceof RateLimiterRes) return decide(policies[name], err, false);
       throw err;
@@ -194,12 +197,12 @@ export async function createRateLimiter(
   };
 
   return {
-    async consume(name, rawKey) {
+    async consume(name, rawKey, points = 1) {
       const policy = policies[name];
       const key = storeKey(rawKey);
-      if (store.kind !== 'memory' && Date.now() < storeDownUntil) return fromFallback(name, key);
+      if (store.kind !== 'memory' && Date.now() < storeDownUntil) return fromFallback(name, key, points);
       try {
-        const res = await withTimeout(primary.get(name)!.consume(key, 1), storeTimeoutMs);
+        const res = await withTimeout(primary.get(name)!.consume(key, points), storeTimeoutMs);
         storeDownUntil = 0;
         return decide(policy, res, true);
       } catch (err) {
@@ -210,7 +213,7 @@ export async function createRateLimiter(
         }
         storeDownUntil = Date.now() + storeRetryMs;
         report(err);
-        return fromFallback(name, key);
+        return fromFallback(name, key, points);
       }
     },
     async close() {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../context/context.js';
 import { OAUTH_PATHS } from '../oauth/urls.js';
-import { chargeAddress, formField, isCrossSitePost } from './form-guard.js';
+import { chargeAddress, formField, isCrossSitePost, signInLimits } from './form-guard.js';
 import { sendPage } from './html.js';
 import { loginPage, messagePage, signedInPage } from './login.pages.js';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from './session-cookie.js';
@@ -56,11 +56,14 @@ export function registerLoginRoutes(scope: FastifyInstance, deps: AppDeps): void
     const email = formField(request.body, 'email') ?? '';
     const password = formField(request.body, 'password') ?? '';
     const next = safeNext(formField(request.body, 'next')) ?? OAUTH_PATHS.login;
+    const limits = signInLimits(deps, request, email);
+    const blocked = await limits.before();
+    if (blocked) return tooMany(reply, blocked.retryAfterSeconds ?? blocked.resetSeconds);
     const em = deps.em.fork();
     const user = await verifyCredentials(em, email, password);
     if (!user) {
-      const failures = await chargeAddress(deps, 'auth-failure', request);
-      if (!failures.allowed) return tooMany(reply, failures.retryAfterSeconds ?? failures.resetSeconds);
+      const refused = await limits.failed();
+      if (refused) return tooMany(reply, refused.retryAfterSeconds ?? refused.resetSeconds);
       return sendPage(
         reply,
         401,

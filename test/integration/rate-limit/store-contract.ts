@@ -119,6 +119,17 @@ export function describeStoreContract(name: string, open: () => StoreUnderTest):
       for (const d of decisions.filter((x) => !x.allowed)) expect(d.retryAfterSeconds).toBeGreaterThan(0);
     });
 
+    it('charging 0 points reads the count: allowed up to the limit, refused once past it', async () => {
+      const l = await limiter(open().config, { 'sign-in-account': small(2) });
+      const key = randomUUID();
+      expect(await l.consume('sign-in-account', key, 0)).toMatchObject({ allowed: true, remaining: 2 });
+      await l.consume('sign-in-account', key);
+      await l.consume('sign-in-account', key);
+      expect(await l.consume('sign-in-account', key, 0)).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await l.consume('sign-in-account', key)).allowed).toBe(false);
+      expect((await l.consume('sign-in-account', key, 0)).allowed).toBe(false);
+    });
+
     it('opens a new window once the old one has passed', async () => {
       const l = await limiter(open().config, { 'auth-failure': small(2, 1) });
       const key = randomUUID();
