@@ -5,13 +5,14 @@ import {
   FloorPlanMatchRequestSchema,
   FloorPlanMatchResponseSchema,
   MessageSchema,
+  outputJsonSchema,
   PlanErrorSchema,
   ValidationErrorSchema,
 } from './rest.schemas.js';
 import { MAX_LISTINGS } from '../../src/limits.js';
 
 const json = (schema: z.ZodType) => ({
-  'application/json': { schema: z.toJSONSchema(schema, { io: 'output' }) },
+  'application/json': { schema: outputJsonSchema(schema) },
 });
 const rateHeaders = {
   'X-RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests allowed in the window' },

@@ -7,7 +7,12 @@ import type { FusionScope } from '../../src/entities/enums.js';
 import { AppError } from '../../src/errors/catalogue.js';
 import { loadOperation, runOperation, type FacadeOperation } from '../operation.js';
 import { buildOpenApi } from './openapi.js';
-import { FloorPlanMatchRequestSchema } from './rest.schemas.js';
+import {
+  BuildingLinkResponseSchema,
+  FloorPlanMatchRequestSchema,
+  FloorPlanMatchResponseSchema,
+  outputJsonSchema,
+} from './rest.schemas.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -62,6 +67,16 @@ function validationError(error: z.ZodError): AppError {
     (fields[path] ??= []).push(issue.message);
   }
   return new AppError('BAD_USER_INPUT', 'The request body failed validation', { fields });
+}
+
+/**
+ * A 200 answer is written by the serializer Fastify compiles from the documented response schema
+ * (fast-json-stringify): the same bytes as JSON.stringify, in a fifth of the time for Floor Plan
+ * Match's ~10,000 fields. The GraphQL document already gives exactly this shape (the contract test
+ * checks the answers against the same schema); error answers keep the plain serializer.
+ */
+function successSchema(schema: z.ZodType): { schema: { response: { 200: unknown } } } {
+  return { schema: { response: { 200: outputJsonSchema(schema) } } };
 }
 
 /**
@@ -148,10 +163,13 @@ export async function registerRest(
       );
 
       api.get('/openapi.json', () => openapi);
-      api.get<{ Params: { id: string } }>('/building-links/:id', (request, reply) =>
-        run(request, reply, 'building-links', ops.buildingLink, () => ({ id: pathId(request.params.id) })),
+      api.get<{ Params: { id: string } }>(
+        '/building-links/:id',
+        successSchema(BuildingLinkResponseSchema),
+        (request, reply) =>
+          run(request, reply, 'building-links', ops.buildingLink, () => ({ id: pathId(request.params.id) })),
       );
-      api.post('/floorplan-match', (request, reply) => {
+      api.post('/floorplan-match', successSchema(FloorPlanMatchResponseSchema), (request, reply) => {
         let listings: unknown;
         return run(request, reply, 'floorplan-match', ops.floorPlanMatch, () => {
           const parsed = FloorPlanMatchRequestSchema.safeParse(request.body);

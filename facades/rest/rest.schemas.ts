@@ -115,3 +115,8 @@ export const ValidationErrorSchema = z.object({
   message: z.string(),
   errors: z.record(z.string(), z.array(z.string())),
 });
+
+/** A schema as the JSON Schema that OpenAPI documents and the response serializer compiles. */
+export function outputJsonSchema(schema: z.ZodType): z.core.JSONSchema.BaseSchema {
+  return z.toJSONSchema(schema, { io: 'output' });
+}

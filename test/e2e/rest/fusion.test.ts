@@ -1,5 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { buildOpenApi } from '../../../facades/rest/openapi.js';
 import { ApiKeySchema } from '../../../src/entities/index.js';
@@ -211,6 +212,32 @@ describe('Floor Plan Match', () => {
       best_match: null,
     });
     expect(project).toMatchObject({ status: 'matched', best_match: { name: 'Aria' } });
+  });
+
+  it('writes exactly what the GraphQL operation returns (the schema-compiled serializer drops and reorders nothing)', async () => {
+    const { secret } = await keyFor('pro', ['floorplan-match', 'building-links']);
+    const listings = [
+      { ref: 'a', building_id: buildingId, unit_number: '1203', bedrooms: 1, dens: 1, exposure: 'SW' },
+      { ref: 'b', project_id: projectId, bedrooms: 2, interior_sqft: [800, 840] },
+      { ref: 'c', building_id: 999999 },
+    ];
+    const rest = await match({ listings }, secret);
+    const document = readFileSync(
+      new URL('../../../facades/rest/floorplan-match.graphql', import.meta.url),
+      'utf8',
+    );
+    const gql = await t.gql(document, { listings }, t.operator);
+    expect(gql.errors).toBeUndefined();
+    expect(rest.text).toBe(JSON.stringify(gql.data.result));
+
+    const link = await get(`/building-links/${buildingId}`, `Bearer ${secret}`);
+    const linkDocument = readFileSync(
+      new URL('../../../facades/rest/building-link.graphql', import.meta.url),
+      'utf8',
+    );
+    const linked = await t.gql(linkDocument, { id: buildingId }, t.operator);
+    expect(linked.errors).toBeUndefined();
+    expect(link.text).toBe(JSON.stringify(linked.data.result));
   });
 
   it.each([
