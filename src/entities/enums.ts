@@ -31,14 +31,9 @@ export const CATEGORIES = [
 export type Category = (typeof CATEGORIES)[number];
 
 export const EXTRACTION_STATUSES = ['pending', 'processing', 'completed', 'no_text', 'failed'] as const;
-export type ExtractionStatus = (typeof EXTRACTION_STATUSES)[number];
 
 export const TOKEN_KINDS = ['personal', 'oauth'] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];
 
 export const CONSTRUCTION_STATUSES = ['pre-construction', 'under-construction', 'completed'] as const;
 export const SALES_STATUSES = ['coming-soon', 'selling', 'sold-out'] as const;
-
-export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
-  return typeof value === 'string' && (values as readonly string[]).includes(value);
-}

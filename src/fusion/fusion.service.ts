@@ -67,27 +67,26 @@ export async function buildingLink(em: EntityManager, id: number): Promise<Build
 const normAddress = (a: string) => a.toLowerCase().replace(/[.,#]/g, ' ').replace(/\s+/g, ' ').trim();
 
 /**
- * A floor plan as the matcher reads it, straight from SQL: ids as text (the matcher's id type),
- * no entity hydration or identity map for what is read once and scored.
+ * A floor plan as the matcher reads it, straight from SQL: no entity hydration or identity map for what is read once and scored.
  */
-const CANDIDATE_COLUMNS = `id::text as id, project_id::text as "projectId", building_id::text as "buildingId",
+const CANDIDATE_COLUMNS = `id, project_id as "projectId", building_id as "buildingId",
   name, model, bedrooms, dens, bathrooms, interior_sqft as "interiorSqft", exterior_sqft as "exteriorSqft",
   exposure, floor_min as "floorMin", floor_max as "floorMax", stacks, unit_numbers as "unitNumbers",
   start_price as "startPrice"`;
 
-function toWire(result: ListingMatchResult, plans: Map<string, CandidatePlan>): ListingMatch {
+function toWire(result: ListingMatchResult, plans: Map<number, CandidatePlan>): ListingMatch {
   const best = result.bestMatch;
   return {
     ref: result.ref,
     status: result.status,
     bestMatch: best
       ? {
-          floorPlanId: Number(best.floorPlanId),
+          floorPlanId: best.floorPlanId,
           name: best.name,
           score: best.score,
           model: best.plan.model,
-          projectId: Number(best.plan.projectId),
-          buildingId: best.plan.buildingId ? Number(best.plan.buildingId) : null,
+          projectId: best.plan.projectId,
+          buildingId: best.plan.buildingId,
           bedrooms: best.plan.bedrooms,
           dens: best.plan.dens,
           bathrooms: best.plan.bathrooms,
@@ -96,11 +95,7 @@ function toWire(result: ListingMatchResult, plans: Map<string, CandidatePlan>): 
           startPrice: plans.get(best.floorPlanId)?.startPrice ?? null,
         }
       : null,
-    candidates: result.candidates.map((c) => ({
-      floorPlanId: Number(c.floorPlanId),
-      name: c.name,
-      score: c.score,
-    })),
+    candidates: result.candidates,
     signals: result.signals,
     message: result.message,
   };
@@ -169,8 +164,8 @@ export async function matchFloorPlans(
   );
   const planById = new Map(candidates.map((c) => [c.id, c]));
   // Each listing is scored against its own building's or project's plans, grouped once.
-  const byBuilding = new Map<string, CandidatePlan[]>();
-  const byProject = new Map<string, CandidatePlan[]>();
+  const byBuilding = new Map<number, CandidatePlan[]>();
+  const byProject = new Map<number, CandidatePlan[]>();
   for (const c of candidates) {
     if (c.buildingId !== null) push(byBuilding, c.buildingId, c);
     push(byProject, c.projectId, c);
@@ -189,13 +184,12 @@ export async function matchFloorPlans(
         signals: [],
         message: problem,
       };
-    const scope =
-      (r.buildingId ? byBuilding.get(String(r.buildingId)) : byProject.get(String(r.projectId))) ?? [];
+    const scope = (r.buildingId ? byBuilding.get(r.buildingId) : byProject.get(r.projectId!)) ?? [];
     const result = matchListing(
       {
         ref: l.ref,
-        buildingId: r.buildingId ? String(r.buildingId) : null,
-        projectId: r.projectId ? String(r.projectId) : null,
+        buildingId: r.buildingId,
+        projectId: r.projectId,
         unitNumber: l.unit_number ?? null,
         floor: l.floor ?? null,
         bedrooms: l.bedrooms ?? null,

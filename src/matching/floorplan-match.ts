@@ -78,12 +78,6 @@ function judge(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan, 
   return { plan, hit: inSchedule, score, signals, evidence: total };
 }
 
-/** Plan ids are compared as numbers when both are integers, so "9" sorts before "10". */
-function compareIds(a: string, b: string): number {
-  if (/^\d+$/.test(a) && /^\d+$/.test(b) && a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 const scored = (j: Judged): ScoredPlan => ({ floorPlanId: j.plan.id, name: j.plan.name, score: j.score });
 
 /** A plan is a candidate unless it belongs to a different building or project than the listing names. */
@@ -109,7 +103,7 @@ export function matchListing(
   const facts = readListing(listing, candidates);
   const ranked = candidates
     .map((plan) => judge(listing, facts, plan, thresholds))
-    .sort((a, b) => Number(b.hit) - Number(a.hit) || b.score - a.score || compareIds(a.plan.id, b.plan.id));
+    .sort((a, b) => Number(b.hit) - Number(a.hit) || b.score - a.score || a.plan.id - b.plan.id);
   const [best, second] = ranked;
   const hits = ranked.filter((j) => j.hit).length;
   if (!hits && best.evidence === 0) return { ...empty, status: 'no_match', message: TOO_LITTLE };

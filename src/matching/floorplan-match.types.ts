@@ -1,8 +1,8 @@
 /** One listing to place on a floor plan, as the Floor Plan Match API receives it (camel-cased). */
 export interface ListingInput {
   ref: string;
-  buildingId?: string | null;
-  projectId?: string | null;
+  buildingId?: number | null;
+  projectId?: number | null;
   address?: string | null;
   unitNumber?: string | null;
   floor?: number | null;
@@ -16,9 +16,9 @@ export interface ListingInput {
 
 /** A floor plan the caller loaded for the listing's building or project. */
 export interface CandidatePlan {
-  id: string;
-  projectId: string;
-  buildingId: string | null;
+  id: number;
+  projectId: number;
+  buildingId: number | null;
   name: string;
   model: string | null;
   bedrooms: number;
@@ -59,7 +59,7 @@ export interface MatchSignal {
 }
 
 export interface ScoredPlan {
-  floorPlanId: string;
+  floorPlanId: number;
   name: string;
   /** 0..1, rounded to 4 decimals. */
   score: number;

@@ -26,12 +26,3 @@ export class DocumentType {
   @Field() contentHash!: string;
   @Field(() => Date) createdAt!: Date;
 }
-
-@ObjectType('Chunk', { description: 'A searchable piece of one page of one extraction' })
-export class ChunkType {
-  @Field(() => Int) id!: number;
-  @Field(() => Int) chunkIndex!: number;
-  @Field(() => Int) pageNumber!: number;
-  @Field() rawText!: string;
-  @Field({ description: 'SHA-256 of the page canonical text' }) textHash!: string;
-}

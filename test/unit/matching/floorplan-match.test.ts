@@ -10,11 +10,11 @@ import {
   type MatchThresholds,
 } from '../../../src/matching/floorplan-match.js';
 
-function plan(id: string, fields: Partial<CandidatePlan> = {}): CandidatePlan {
+function plan(id: number, fields: Partial<CandidatePlan> = {}): CandidatePlan {
   return {
     id,
-    projectId: 'p1',
-    buildingId: 'b1',
+    projectId: 1,
+    buildingId: 101,
     name: `Plan ${id}`,
     model: null,
     bedrooms: 1,
@@ -34,7 +34,7 @@ function plan(id: string, fields: Partial<CandidatePlan> = {}): CandidatePlan {
 
 /** A tower of four suite types on floors 2-30, two stacks each. */
 const TOWER: CandidatePlan[] = [
-  plan('1', {
+  plan(1, {
     name: 'Aspen',
     interiorSqft: 520,
     stacks: ['01', '08'],
@@ -42,7 +42,7 @@ const TOWER: CandidatePlan[] = [
     floorMax: 30,
     exposure: 'N',
   }),
-  plan('2', {
+  plan(2, {
     name: 'Birch',
     dens: 1,
     interiorSqft: 610,
@@ -51,7 +51,7 @@ const TOWER: CandidatePlan[] = [
     floorMax: 30,
     exposure: 'E',
   }),
-  plan('3', {
+  plan(3, {
     name: 'Cedar',
     bedrooms: 2,
     bathrooms: 2,
@@ -61,7 +61,7 @@ const TOWER: CandidatePlan[] = [
     floorMax: 30,
     exposure: 'S',
   }),
-  plan('4', {
+  plan(4, {
     name: 'Dogwood',
     bedrooms: 2,
     bathrooms: 2,
@@ -88,25 +88,25 @@ function recomputed(signals: MatchSignal[]): number {
 }
 
 describe('matchListing: status and winner', () => {
-  it.each<[string, Partial<ListingInput>, ListingMatchResult['status'], string | null]>([
-    ['suite number alone: stack and floor', { unitNumber: '1203' }, 'matched', '3'],
-    ['suite number with dashes and a prefix', { unitNumber: 'Suite 12-06' }, 'matched', '3'],
+  it.each<[string, Partial<ListingInput>, ListingMatchResult['status'], number | null]>([
+    ['suite number alone: stack and floor', { unitNumber: '1203' }, 'matched', 3],
+    ['suite number with dashes and a prefix', { unitNumber: 'Suite 12-06' }, 'matched', 3],
     ['suite above the plans’ floors', { unitNumber: '3503' }, 'no_match', null],
-    ['explicit floor beats the floor in the suite number', { unitNumber: '3503', floor: 30 }, 'matched', '3'],
+    ['explicit floor beats the floor in the suite number', { unitNumber: '3503', floor: 30 }, 'matched', 3],
     [
       'bedrooms, bathrooms, area and exposure',
       { bedrooms: 2, bathrooms: 2, interiorSqft: 850, exposure: 'S' },
       'matched',
-      '3',
+      3,
     ],
     ['two plans fit the same facts', { bedrooms: 2, bathrooms: 2, interiorSqft: 860 }, 'ambiguous', null],
     [
       'the stack settles what the facts leave open',
       { unitNumber: '904', bedrooms: 2, interiorSqft: 860 },
       'matched',
-      '4',
+      4,
     ],
-    ['1+den by its rooms', { bedrooms: 1, dens: 1, bathrooms: 1 }, 'matched', '2'],
+    ['1+den by its rooms', { bedrooms: 1, dens: 1, bathrooms: 1 }, 'matched', 2],
     ['contradicting every plan', { bedrooms: 4, bathrooms: 3, interiorSqft: 2000 }, 'no_match', null],
   ])('%s', (_name, fields, status, best) => {
     const result = matchListing(listing(fields), TOWER);
@@ -122,7 +122,7 @@ describe('matchListing: status and winner', () => {
   it('ranks candidates best first and explains the leader', () => {
     const result = matchListing(listing({ bedrooms: 2, bathrooms: 2, interiorSqft: 860 }), TOWER);
     // 860 is 10 sq ft from both; the tolerance (5% of the plan) is wider for the larger plan.
-    expect(result.candidates.map((c) => c.floorPlanId)).toEqual(['4', '3', '2', '1']);
+    expect(result.candidates.map((c) => c.floorPlanId)).toEqual([4, 3, 2, 1]);
     expect(result.candidates[0].score).toBeGreaterThan(result.candidates[1].score);
     expect(result.candidates[0].score - result.candidates[1].score).toBeLessThan(DEFAULT_THRESHOLDS.minLead);
     expect(signal(result, 'interior_sqft')).toMatchObject({ result: 'match', weight: 3 });
@@ -150,16 +150,16 @@ describe('matchListing: status and winner', () => {
 
 describe('matchListing: unit schedule', () => {
   const scheduled = [
-    plan('7', { bedrooms: 2, interiorSqft: 850, unitNumbers: ['1203', '1303'] }),
+    plan(7, { bedrooms: 2, interiorSqft: 850, unitNumbers: ['1203', '1303'] }),
     // Identical on every other signal and first by id: only the schedule tells them apart.
-    plan('5', { bedrooms: 2, interiorSqft: 850, unitNumbers: ['1206'] }),
+    plan(5, { bedrooms: 2, interiorSqft: 850, unitNumbers: ['1206'] }),
   ];
 
   it.each(['1203', '12-03', 'Unit #1203'])('a schedule hit (%j) wins outright', (unitNumber) => {
     const result = matchListing(listing({ unitNumber, bedrooms: 3, interiorSqft: 1500 }), scheduled);
     expect(result).toMatchObject({
       status: 'matched',
-      bestMatch: { floorPlanId: '7', score: 1 },
+      bestMatch: { floorPlanId: 7, score: 1 },
       message: null,
     });
     expect(signal(result, 'unit_schedule')).toMatchObject({ result: 'match', score: 1 });
@@ -168,13 +168,13 @@ describe('matchListing: unit schedule', () => {
   });
 
   it('a suite in two schedules is ambiguous between them, with a message', () => {
-    const conflicting = [...scheduled, plan('9', { unitNumbers: ['1203'] }), plan('8')];
+    const conflicting = [...scheduled, plan(9, { unitNumbers: ['1203'] }), plan(8)];
     const result = matchListing(listing({ unitNumber: '1203' }), conflicting);
     expect(result.status).toBe('ambiguous');
     expect(result.bestMatch).toBeNull();
     expect(result.candidates).toEqual([
-      { floorPlanId: '7', name: 'Plan 7', score: 1 },
-      { floorPlanId: '9', name: 'Plan 9', score: 1 },
+      { floorPlanId: 7, name: 'Plan 7', score: 1 },
+      { floorPlanId: 9, name: 'Plan 9', score: 1 },
     ]);
     expect(result.message).toMatch(/unit schedules of several floor plans/);
   });
@@ -191,7 +191,7 @@ describe('matchListing: unit schedule', () => {
 describe('matchListing: missing information', () => {
   it('leaves fields the listing omits out of the score', () => {
     const result = matchListing(listing({ bedrooms: 1, dens: 1, bathrooms: 1 }), TOWER);
-    expect(result.bestMatch).toMatchObject({ floorPlanId: '2', score: 1 });
+    expect(result.bestMatch).toMatchObject({ floorPlanId: 2, score: 1 });
     for (const name of ['stack', 'floor_range', 'interior_sqft', 'exposure'] as const) {
       expect(signal(result, name)).toMatchObject({ result: 'missing', weight: 0 });
     }
@@ -199,11 +199,11 @@ describe('matchListing: missing information', () => {
 
   it('counts data the plan lacks as neutral, so sparse plans cannot win on silence', () => {
     const plans = [
-      plan('1', { bedrooms: 2, bathrooms: 2, interiorSqft: 850 }),
-      plan('2', { bedrooms: 2, bathrooms: 2 }),
+      plan(1, { bedrooms: 2, bathrooms: 2, interiorSqft: 850 }),
+      plan(2, { bedrooms: 2, bathrooms: 2 }),
     ];
     const result = matchListing(listing({ bedrooms: 2, bathrooms: 2, interiorSqft: 850 }), plans);
-    expect(result.bestMatch?.floorPlanId).toBe('1');
+    expect(result.bestMatch?.floorPlanId).toBe(1);
     const sparse = matchListing(listing({ bedrooms: 2, bathrooms: 2, interiorSqft: 850 }), [plans[1]]);
     expect(signal(sparse, 'interior_sqft')).toMatchObject({ result: 'missing', weight: 3, score: 0.5 });
     expect(sparse.candidates[0].score).toBeCloseTo((3 + 2 + 1.5) / 8, 4);
@@ -224,7 +224,7 @@ describe('matchListing: missing information', () => {
   it(`needs at least ${MIN_EVIDENCE_WEIGHT} weight of evidence to match, however clear the lead`, () => {
     // Bedrooms and dens single out the Aspen, but a 1-bedroom listing could be any building's 1-bedroom.
     const result = matchListing(listing({ bedrooms: 1, dens: 0 }), TOWER);
-    expect(result.candidates[0]).toMatchObject({ floorPlanId: '1', score: 1 });
+    expect(result.candidates[0]).toMatchObject({ floorPlanId: 1, score: 1 });
     expect(result.status).toBe('ambiguous');
     expect(result.bestMatch).toBeNull();
     expect(result.message).toMatch(/too little information/);
@@ -239,24 +239,24 @@ describe('matchListing: missing information', () => {
 
 describe('matchListing: scope', () => {
   const plans = [
-    plan('1', { buildingId: 'b1', bedrooms: 2 }),
-    plan('2', { buildingId: 'b2', bedrooms: 2 }),
-    plan('3', { buildingId: null, bedrooms: 2 }),
-    plan('4', { projectId: 'p2', buildingId: null, bedrooms: 2 }),
+    plan(1, { buildingId: 101, bedrooms: 2 }),
+    plan(2, { buildingId: 102, bedrooms: 2 }),
+    plan(3, { buildingId: null, bedrooms: 2 }),
+    plan(4, { projectId: 2, buildingId: null, bedrooms: 2 }),
   ];
 
-  it.each<[Partial<ListingInput>, string[]]>([
-    [{ buildingId: 'b1' }, ['1', '3', '4']],
-    [{ buildingId: 'b1', projectId: 'p1' }, ['1', '3']],
-    [{ projectId: 'p2' }, ['4']],
-    [{}, ['1', '2', '3', '4']],
+  it.each<[Partial<ListingInput>, number[]]>([
+    [{ buildingId: 101 }, [1, 3, 4]],
+    [{ buildingId: 101, projectId: 1 }, [1, 3]],
+    [{ projectId: 2 }, [4]],
+    [{}, [1, 2, 3, 4]],
   ])('%j considers plans %j', (scope, ids) => {
     const result = matchListing(listing({ ...scope, bedrooms: 2 }), plans);
     expect(result.candidates.map((c) => c.floorPlanId).sort()).toEqual(ids);
   });
 
   it('says so when no plan is known for the building', () => {
-    expect(matchListing(listing({ buildingId: 'b9', projectId: 'p9', bedrooms: 2 }), plans)).toMatchObject({
+    expect(matchListing(listing({ buildingId: 109, projectId: 9, bedrooms: 2 }), plans)).toMatchObject({
       status: 'no_match',
       candidates: [],
       message: expect.stringMatching(/no floor plans/),
@@ -271,7 +271,7 @@ describe('matchListing: signals', () => {
     p: Partial<CandidatePlan>,
     name: MatchSignal['signal'],
     t?: MatchThresholds,
-  ) => signal(matchListing(listing(fields), [plan('1', p)], t), name);
+  ) => signal(matchListing(listing(fields), [plan(1, p)], t), name);
 
   it.each<[ListingInput['interiorSqft'], number | null, MatchSignal['result'], number]>([
     [850, 850, 'match', 1],
@@ -347,28 +347,28 @@ describe('matchListing: signals', () => {
 
 describe('matchListing: penthouse suites', () => {
   const tower = [
-    plan('x', { name: 'Sky 2B', bedrooms: 2, stacks: ['05'], floorMin: 2, floorMax: 38 }),
-    plan('y', { name: 'Penthouse B', bedrooms: 2, stacks: ['05'], floorMin: 39, floorMax: 40 }),
+    plan(11, { name: 'Sky 2B', bedrooms: 2, stacks: ['05'], floorMin: 2, floorMax: 38 }),
+    plan(12, { name: 'Penthouse B', bedrooms: 2, stacks: ['05'], floorMin: 39, floorMax: 40 }),
   ];
   const noPenthousePlans = [
-    plan('x', { name: 'Sky 2B', bedrooms: 2, stacks: ['05'], floorMin: 2, floorMax: 38 }),
-    plan('z', { name: 'Sky 2C', bedrooms: 2, stacks: ['05'], floorMin: 2, floorMax: 40 }),
+    plan(11, { name: 'Sky 2B', bedrooms: 2, stacks: ['05'], floorMin: 2, floorMax: 38 }),
+    plan(13, { name: 'Sky 2C', bedrooms: 2, stacks: ['05'], floorMin: 2, floorMax: 40 }),
   ];
 
-  it.each<[string, CandidatePlan[], Partial<ListingInput>, string]>([
-    ['a PH suite takes the penthouse plan', tower, { unitNumber: 'PH05' }, 'y'],
-    ['written with a level', tower, { unitNumber: 'PH2-05', bedrooms: 2 }, 'y'],
+  it.each<[string, CandidatePlan[], Partial<ListingInput>, number]>([
+    ['a PH suite takes the penthouse plan', tower, { unitNumber: 'PH05' }, 12],
+    ['written with a level', tower, { unitNumber: 'PH2-05', bedrooms: 2 }, 12],
     [
       'otherwise the plan that reaches the top floor',
       noPenthousePlans,
       { unitNumber: 'PH05', bedrooms: 2 },
-      'z',
+      13,
     ],
     [
       'an explicit floor is checked against the ranges',
       noPenthousePlans,
       { unitNumber: 'PH05', floor: 39, bedrooms: 2 },
-      'z',
+      13,
     ],
   ])('%s', (_name, plans, fields, best) => {
     const result = matchListing(listing(fields), plans);
@@ -379,13 +379,13 @@ describe('matchListing: penthouse suites', () => {
 
   it('a PH suite is not on a plan that stops below the top', () => {
     const result = matchListing(listing({ unitNumber: 'PH05', bedrooms: 2 }), tower);
-    const x = result.candidates.find((c) => c.floorPlanId === 'x')!;
+    const x = result.candidates.find((c) => c.floorPlanId === 11)!;
     expect(x.score).toBeCloseTo((3 + 0 + 3) / 8, 4);
   });
 
   it('an ordinary suite on the same stack is not a penthouse', () => {
     const result = matchListing(listing({ unitNumber: '1205', bedrooms: 2 }), tower);
-    expect(result.bestMatch?.floorPlanId).toBe('x');
+    expect(result.bestMatch?.floorPlanId).toBe(11);
   });
 });
 
@@ -411,21 +411,17 @@ describe('matchListing: thresholds and ties', () => {
       ...DEFAULT_THRESHOLDS,
       maxCandidates: 2,
     });
-    expect(result.candidates.map((c) => c.floorPlanId)).toEqual(['3', '1']);
+    expect(result.candidates.map((c) => c.floorPlanId)).toEqual([3, 1]);
   });
 
   it.each([
     [
-      ['10', '9', '100'],
-      ['9', '10', '100'],
+      [10, 9, 100],
+      [9, 10, 100],
     ],
     [
-      ['b', 'a', 'c'],
-      ['a', 'b', 'c'],
-    ],
-    [
-      ['b', '2', '10'],
-      ['2', '10', 'b'],
+      [3, 1, 2],
+      [1, 2, 3],
     ],
   ])('breaks equal scores by plan id: %j → %j', (ids, order) => {
     const twins = ids.map((id) => plan(id, { bedrooms: 2, bathrooms: 2, interiorSqft: 850 }));
@@ -457,8 +453,8 @@ describe('matchListing: properties', () => {
   });
   const plans = [
     ...TOWER,
-    plan('5', { bedrooms: 2, unitNumbers: ['904'] }),
-    plan('6', { name: 'PH Suite', bedrooms: 3 }),
+    plan(5, { bedrooms: 2, unitNumbers: ['904'] }),
+    plan(6, { name: 'PH Suite', bedrooms: 3 }),
   ];
 
   it('does not depend on the order plans arrive in, and its signals add up', () => {
