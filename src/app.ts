@@ -20,6 +20,7 @@ import { buildHttpServer } from './http/server.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
+import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
 
 export interface App {
   server: FastifyInstance;
@@ -102,6 +103,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerOAuth(server, deps);
   await registerMcp(server, schema, deps);
   await registerRest(server, schema, deps);
+  await registerUploadRoutes(server, deps);
   if (opts.worker ?? true) await ingestion.startWorker();
 
   let closed = false;

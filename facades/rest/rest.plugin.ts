@@ -25,8 +25,11 @@ function rateHeaders(
   void reply.header('x-ratelimit-reset', rate.resetSeconds);
 }
 
-/** The one place the Fusion APIs map the error catalogue to HTTP: bodies exactly as the spec's Errors table. */
-function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+/**
+ * The one place the REST surfaces (the Fusion APIs, the operator's upload) map the error catalogue
+ * to HTTP: bodies exactly as the spec's Errors table.
+ */
+export function sendRestError(reply: FastifyReply, err: AppError): FastifyReply {
   if (err.details.rate) rateHeaders(reply, err.details.rate);
   switch (err.code) {
     case 'RATE_LIMITED':
@@ -117,7 +120,7 @@ export async function registerRest(
         deps,
       );
     } catch (err) {
-      if (err instanceof AppError) return sendError(reply, err);
+      if (err instanceof AppError) return sendRestError(reply, err);
       throw err;
     }
     if (ctx.rate) rateHeaders(reply, ctx.rate);
@@ -125,12 +128,12 @@ export async function registerRest(
       const data = await runOperation<{ result: unknown }>(op, variables(ctx), ctx);
       return reply.send(data.result);
     } catch (err) {
-      if (err instanceof AppError && err.code !== 'INTERNAL') return sendError(reply, err);
+      if (err instanceof AppError && err.code !== 'INTERNAL') return sendRestError(reply, err);
       deps.log.error(
         { err: err instanceof AppError ? (err.cause ?? err) : err, requestId: request.id },
         'fusion API failed',
       );
-      return sendError(reply, new AppError('INTERNAL'));
+      return sendRestError(reply, new AppError('INTERNAL'));
     }
   }
 

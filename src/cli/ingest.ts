@@ -6,7 +6,7 @@ import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { ExtractionSchema } from '../entities/index.js';
 import { AppError } from '../errors/catalogue.js';
-import { uploadDocument } from '../ingestion/ingest.service.js';
+import { uploadAndQueue } from '../ingestion/ingest.service.js';
 import { parseId } from '../services/validate.js';
 
 /**
@@ -55,8 +55,9 @@ const bar = (n: number, total: number) => {
 
 for (const file of files) {
   try {
-    const outcome = await uploadDocument(
+    const outcome = await uploadAndQueue(
       em,
+      app.deps.ingestion.queue,
       {
         projectId: parseId('--project', values.project),
         category: values.category,
@@ -70,7 +71,6 @@ for (const file of files) {
     );
     if (outcome.extractionId) {
       extractionIds.push(outcome.extractionId);
-      await app.deps.ingestion.queue.enqueue(outcome.extractionId);
     } else {
       errors.push(`${file}: already stored as document ${outcome.document.id}`);
     }

@@ -2,7 +2,7 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { GraphQLError, getVariableValues, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { createContext, type AppDeps, type RequestContext } from '../context/context.js';
 import { AppError } from '../errors/catalogue.js';
@@ -136,6 +136,28 @@ export async function registerGraphQL(
     ],
   });
   await apollo.start();
+  // In a scope of its own, so the body-size answer below is GraphQL's alone.
+  await app.register(async (scope) => {
+    scope.setErrorHandler((err: FastifyError, _request, reply) => {
+      if (err.statusCode !== 413) throw err;
+      return reply.code(413).send({ errors: [BODY_TOO_LARGE] });
+    });
+    await registerApollo(scope, apollo, deps);
+  });
+}
+
+/** The uploadDocument mutation's real limit is the 1 MB body: a clear answer instead of a bare 413. */
+const BODY_TOO_LARGE = {
+  message:
+    'Request body larger than 1 MB. uploadDocument takes PDFs up to ~750 kB (base64 in JSON); upload larger PDFs, up to MAX_UPLOAD_BYTES, as the raw body of PUT /admin/projects/{projectId}/documents',
+  extensions: { code: 'PAYLOAD_TOO_LARGE', maxBodyBytes: 1024 * 1024 },
+};
+
+async function registerApollo(
+  app: FastifyInstance,
+  apollo: ApolloServer<RequestContext>,
+  deps: AppDeps,
+): Promise<void> {
   await app.register(fastifyApollo(apollo), {
     path: '/graphql',
     context: async (request: FastifyRequest) => {

@@ -13,6 +13,7 @@ import { chunkPages, type ChunkDraft } from '../search/chunk.js';
 import { NORMALIZER_VERSION } from '../search/normalize.js';
 import { optionalText, parseId, requireOneOf, requireText } from '../services/validate.js';
 import type { ExtractionResult } from './extract.js';
+import type { ExtractionQueue } from './queue.js';
 
 export interface UploadInput {
   projectId: number;
@@ -21,6 +22,8 @@ export interface UploadInput {
   type?: string | null;
   /** The PDF bytes (already decoded from base64 by the caller). */
   content: Uint8Array;
+  /** How the caller named the content in its request, for error messages (default `contentBase64`). */
+  contentField?: string;
   supersedesDocumentId?: number | null;
 }
 
@@ -64,7 +67,7 @@ export async function uploadDocument(
   const name = requireText('name', input.name, 300);
   const category = requireOneOf<Category>('category', CATEGORIES, input.category);
   const type = optionalText('type', input.type, 100);
-  assertPdf('contentBase64', input.content, maxBytes);
+  assertPdf(input.contentField ?? 'contentBase64', input.content, maxBytes);
   const projectId = parseId('projectId', input.projectId);
   const project = await em.findOne(ProjectSchema, { id: projectId });
   if (!project) throw badInput('projectId', `no project with id ${projectId}`);
@@ -100,6 +103,21 @@ export async function uploadDocument(
     await tx.flush();
     return { document, extractionId: extraction.id, duplicate: false };
   });
+}
+
+/**
+ * Upload, then enqueue: the one path of the GraphQL mutation, the streaming PUT route and the
+ * `ingest` CLI. A duplicate (same bytes, same project) queues nothing.
+ */
+export async function uploadAndQueue(
+  em: EntityManager,
+  queue: Pick<ExtractionQueue, 'enqueue'>,
+  input: UploadInput,
+  maxBytes: number,
+): Promise<UploadOutcome> {
+  const outcome = await uploadDocument(em, input, maxBytes);
+  if (outcome.extractionId) await queue.enqueue(outcome.extractionId);
+  return outcome;
 }
 
 /** Starts a re-index: a new extraction beside the current one, switched to only when it completes. */

@@ -2,7 +2,7 @@ import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Resolver } from 
 import { requireOperator } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
 import { DocumentType, ExtractionType } from '../graphql/types/document.type.js';
-import { decodeBase64Pdf, reindexDocument, uploadDocument } from './ingest.service.js';
+import { decodeBase64Pdf, reindexDocument, uploadAndQueue } from './ingest.service.js';
 import type { Ingestion } from './ingestion.js';
 
 @InputType()
@@ -39,7 +39,8 @@ function ingestion(ctx: RequestContext): Ingestion {
 @Resolver()
 export class IngestionResolver {
   @Mutation(() => UploadDocumentPayload, {
-    description: 'Stores a PDF and queues its text extraction (operator)',
+    description:
+      'Stores a PDF and queues its text extraction (operator). For small files: the request body is at most 1 MB, so the PDF at most ~750 kB once base64-encoded; larger PDFs (up to MAX_UPLOAD_BYTES) go through PUT /admin/projects/{projectId}/documents',
   })
   async uploadDocument(
     @Ctx() ctx: RequestContext,
@@ -48,9 +49,7 @@ export class IngestionResolver {
     requireOperator(ctx.viewer);
     const max = ctx.deps.config.maxUploadBytes;
     const content = decodeBase64Pdf('contentBase64', input.contentBase64, max);
-    const outcome = await uploadDocument(ctx.em, { ...input, content }, max);
-    if (outcome.extractionId) await ingestion(ctx).queue.enqueue(outcome.extractionId);
-    return outcome;
+    return uploadAndQueue(ctx.em, ingestion(ctx).queue, { ...input, content }, max);
   }
 
   @Mutation(() => ExtractionType, {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { constants, deflateRawSync, deflateSync } from 'node:zlib';
 
 /**
@@ -173,4 +174,28 @@ export function textHeavyPdf(chars: number, seed = 1): Buffer {
     );
   }
   return assemble(objects);
+}
+
+/**
+ * A one-page PDF with `text` on it, exactly `size` bytes long: an unreferenced stream of
+ * incompressible bytes fills the rest (uploads near a size limit).
+ */
+export function paddedPdf(size: number, text: string): Buffer {
+  const page = (padding: number) =>
+    assemble([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+      stream('', Buffer.from(`BT /F1 12 Tf 72 720 Td (${text}) Tj ET`, 'latin1')),
+      FONT,
+      stream('', randomBytes(padding)),
+    ]);
+  // The stream's /Length and the xref offsets grow with the padding's digits: measure, then fit.
+  const overhead = page(0).length;
+  let padding = Math.max(0, size - overhead - 20);
+  for (let pdf = page(padding); ; pdf = page(padding)) {
+    if (pdf.length === size) return pdf;
+    if (padding === 0 && pdf.length > size) throw new Error(`a PDF cannot be as small as ${size} bytes`);
+    padding += size - pdf.length;
+  }
 }
