@@ -1,7 +1,7 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ExtractionSchema } from '../../../src/entities/index.js';
 import { uploadDocument } from '../../../src/ingestion/ingest.service.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { stallMonitor } from '../../support/event-loop.js';
 import { createProject } from '../../support/factories.js';
 import { flateBombPdf, textHeavyPdf } from '../../support/hostile-pdf.js';
 import { makePdf } from '../../support/pdf.js';
@@ -55,31 +55,6 @@ async function peakRss(work: () => Promise<void>): Promise<number> {
 
 const MB = 1024 * 1024;
 
-/**
- * The event loop's longest stall while `work` runs, two ways: as perf_hooks measures it (wall
- * clock, which on a loaded shared CPU also counts time this process was not scheduled at all), and
- * the part of each stall this process spent on the CPU (its own blocking work: JS, GC, parsing).
- */
-async function stalls(work: () => Promise<void>): Promise<{ wallMs: number; ownMs: number }> {
-  const delay = monitorEventLoopDelay({ resolution: 10 });
-  let ownMs = 0;
-  let last = { at: performance.now(), cpu: process.cpuUsage() };
-  const timer = setInterval(() => {
-    const now = { at: performance.now(), cpu: process.cpuUsage() };
-    const cpuMs = (now.cpu.user - last.cpu.user + now.cpu.system - last.cpu.system) / 1000;
-    ownMs = Math.max(ownMs, Math.min(now.at - last.at, cpuMs) - 10);
-    last = now;
-  }, 10);
-  delay.enable();
-  try {
-    await work();
-  } finally {
-    delay.disable();
-    clearInterval(timer);
-  }
-  return { wallMs: delay.max / 1e6, ownMs };
-}
-
 describe('extraction bounded by the operating system', () => {
   it('a decompression bomb kills its own extractor, fails its job with "exceeded memory", and this process stays flat', async () => {
     const baseline = process.memoryUsage.rss();
@@ -117,10 +92,10 @@ describe('extraction bounded by the operating system', () => {
   it('a document with 5 MB of text stalls the event loop for less than 200 ms', async () => {
     const pdf = textHeavyPdf(5_000_000);
     let id = 0;
-    const stalled = await stalls(async () => {
-      id = await ingest(pdf);
-      await idle();
-    });
+    const monitor = stallMonitor();
+    id = await ingest(pdf);
+    await idle();
+    const stalled = monitor.stop();
     const row = await extraction(id);
     expect(row).toMatchObject({ status: 'completed', error: null });
     expect(row.rawTextLength).toBeGreaterThan(4_900_000);
