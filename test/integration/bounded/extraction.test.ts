@@ -91,9 +91,8 @@ describe('extraction bounded by the operating system', () => {
 
   it('a document with 5 MB of text stalls the event loop for less than 200 ms', async () => {
     const pdf = textHeavyPdf(5_000_000);
-    let id = 0;
     const monitor = stallMonitor();
-    id = await ingest(pdf);
+    const id = await ingest(pdf);
     await idle();
     const stalled = monitor.stop();
     const row = await extraction(id);
