@@ -13,6 +13,7 @@ import {
 import type { RequestContext } from '../src/context/context.js';
 import { AppError, codeFromGraphql } from '../src/errors/catalogue.js';
 import { depthLimit } from '../src/graphql/limits.js';
+import { unavailableError } from '../src/db/availability.js';
 
 /**
  * A named GraphQL operation kept beside a facade. Facades hold no reshaping code: aliases in the
@@ -53,9 +54,11 @@ export function loadOperation(schema: GraphQLSchema, dir: string, file: string):
   return { name: definition.name.value, document, definition, compiled };
 }
 
-function toAppError(error: GraphQLError): AppError {
+function toAppError(error: GraphQLError, retryAfterSeconds: number): AppError {
   const original = error.originalError;
   if (original instanceof AppError) return original;
+  const unavailable = unavailableError(original, retryAfterSeconds);
+  if (unavailable) return unavailable;
   const code = codeFromGraphql(error.extensions?.code, error.extensions?.appCode);
   if (code === 'INTERNAL') {
     const wrapped = new AppError('INTERNAL');
@@ -82,6 +85,8 @@ export async function runOperation<T = Record<string, unknown>>(
   ctx: RequestContext,
 ): Promise<T> {
   const result = await op.compiled.query(undefined, ctx, variables);
-  if (result.errors?.length) throw toAppError(result.errors[0]);
+  if (result.errors?.length) {
+    throw toAppError(result.errors[0], ctx.deps.config.overload.retryAfterSeconds);
+  }
   return result.data as T;
 }

@@ -5,6 +5,8 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { AppConfig } from './config.js';
 import type { AppDeps } from './context/context.js';
 import { migrateUp, openDatabase, type Database } from './db/orm.js';
+import { DatabaseAvailability } from './db/availability.js';
+import { watchPool } from './db/pool-watch.js';
 import {
   createRateLimiter,
   type RATE_POLICIES,
@@ -14,6 +16,7 @@ import {
 import { buildAppSchema } from './graphql/schema.js';
 import { createIngestion } from './ingestion/ingestion.js';
 import type { Extractor } from './ingestion/ingest.service.js';
+import type { JobTiming } from './ingestion/queue.js';
 import { registerGraphQL } from './http/graphql.plugin.js';
 import { registerLoadShedding } from './http/load-shedding.js';
 import { buildHttpServer } from './http/server.js';
@@ -41,6 +44,8 @@ export interface AppOptions {
   worker?: boolean;
   /** Replace the PDF extractor (tests inject failures to prove retries). */
   extractor?: Extractor;
+  /** Job heartbeat, supervision and retry timing (tests shorten them). */
+  jobTiming?: Partial<JobTiming>;
 }
 
 async function openLimiter(
@@ -65,9 +70,34 @@ async function openLimiter(
   }
   return createRateLimiter(store, {
     policies,
+    storeTimeoutMs: config.rateLimitStoreTimeoutMs ?? undefined,
     onStoreError: (err: unknown) =>
-      log.warn({ err }, 'rate-limit store failed; using the in-memory fallback'),
+      log.warn(
+        { err },
+        'rate-limit store failed; limits are kept per process in memory until it answers again',
+      ),
+    onStoreRecovered: () => log.info('rate-limit store answers again; limits are shared again'),
   });
+}
+
+/** /readyz must answer within a second even when the database hangs. */
+const READY_PROBE_MS = 800;
+
+async function probeDatabase(db: Database): Promise<{ ok: true } | { ok: false; reason: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      db.orm.em.getConnection().execute('select 1'),
+      new Promise((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${READY_PROBE_MS} ms`)), READY_PROBE_MS);
+      }),
+    ]);
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, reason: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Builds the whole service (database, limiter, schema, HTTP routes) without listening. */
@@ -76,26 +106,50 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerLoadShedding(server, config.overload);
   const db = await openDatabase(config, {
     pglite: opts.pglite,
+    poolSize: config.pool.poolMax,
+    connectTimeoutMs: Math.max(5000, config.pool.acquireTimeoutMs),
     log: (message) => server.log.debug({ component: 'mikro-orm' }, stripVTControlCharacters(message)),
   });
   const applied = await migrateUp(db.orm);
   if (applied.length) server.log.info({ migrations: applied }, 'database migrated');
+  const availability = new DatabaseAvailability(server.log);
+  // After the migrations, which may run longer than any request's statement should.
+  if (!db.pglite) {
+    watchPool(await db.orm.em.getConnection().getNativeClient(), {
+      availability,
+      acquireTimeoutMs: config.pool.acquireTimeoutMs,
+      statementTimeoutMs: config.pool.statementTimeoutMs,
+    });
+  }
   const limiter = await openLimiter(config, db, server.log, opts.policies);
   const ingestion = createIngestion(db.orm, config, server.log, {
     consume: opts.worker ?? true,
     extractor: opts.extractor,
+    jobTiming: opts.jobTiming,
   });
-  const deps: AppDeps = { em: db.orm.em, limiter, config, log: server.log, ingestion };
+  const deps: AppDeps = { em: db.orm.em, limiter, config, log: server.log, ingestion, availability };
 
   server.get('/healthz', () => ({ status: 'ok' }));
+  // Ready: the database answers. Degraded (still 200: the node serves): the job queue cannot reach
+  // its database, or the rate-limit store is given up on and limits hold per process.
   server.get('/readyz', async (_req, reply) => {
-    try {
-      await db.orm.em.getConnection().execute('select 1');
-      return { status: 'ready' };
-    } catch (err) {
-      server.log.warn({ err }, 'readiness check failed');
-      return reply.code(503).send({ status: 'unavailable', message: 'database not reachable' });
+    const database = await probeDatabase(db);
+    const queue = ingestion.queue.health();
+    const store = limiter.health();
+    const checks = {
+      database: database.ok ? 'up' : `down: ${database.reason}`,
+      queue: queue.state === 'down' ? `down: ${queue.reason}` : queue.state,
+      rateLimitStore:
+        store.state === 'ok' ? 'up' : `fallback: limits held per process in memory (${store.reason})`,
+    };
+    if (!database.ok) {
+      return reply
+        .code(503)
+        .header('retry-after', String(config.overload.retryAfterSeconds))
+        .send({ status: 'unavailable', message: `database not reachable: ${database.reason}`, checks });
     }
+    const degraded = queue.state === 'down' || store.state === 'fallback';
+    return { status: degraded ? 'degraded' : 'ready', checks };
   });
 
   const schema = await buildAppSchema();

@@ -70,6 +70,10 @@ const EnvSchema = z.object({
   EXTRACT_MAX_PAGES: z.coerce.number().int().min(1).default(EXTRACTION_DEFAULTS.maxPages),
   EXTRACT_MAX_OBJECTS: z.coerce.number().int().min(100).default(EXTRACTION_DEFAULTS.maxObjects),
   EXTRACT_MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(EXTRACTION_DEFAULTS.maxTextChars),
+  RATE_LIMIT_STORE_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).optional(),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(3000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
 });
 
 export type RateLimitStore = { kind: 'memory' } | { kind: 'postgres' } | { kind: 'redis'; url: string };
@@ -95,6 +99,15 @@ export interface ExtractionConfig {
   readonly maxTextChars: number;
 }
 
+/** The PostgreSQL pool (real PostgreSQL only; the embedded engine is one in-process connection). */
+export interface DatabasePoolConfig {
+  readonly poolMax: number;
+  /** How long a query waits for a free pooled connection before its request gets 503 (overload). */
+  readonly acquireTimeoutMs: number;
+  /** The server's `statement_timeout` for the service's statements; 0 turns it off. */
+  readonly statementTimeoutMs: number;
+}
+
 export interface AppConfig {
   readonly databaseUrl: string | null;
   /** Streaming replicas for reads that tolerate lag (search, catalogue); empty: all on the primary. */
@@ -105,6 +118,8 @@ export interface AppConfig {
   readonly publicBaseUrl: string;
   readonly adminToken: string | null;
   readonly rateLimitStore: RateLimitStore;
+  /** A limiter store call slower than this is decided in memory; null: the store's default (Redis 100 ms, PostgreSQL 1000 ms). */
+  readonly rateLimitStoreTimeoutMs: number | null;
   readonly dataDir: string;
   readonly logLevel: z.infer<typeof LogLevel>;
   readonly nodeEnv: 'development' | 'production' | 'test';
@@ -114,6 +129,7 @@ export interface AppConfig {
   readonly trustProxy: TrustProxy;
   readonly overload: OverloadConfig;
   readonly extraction: ExtractionConfig;
+  readonly pool: DatabasePoolConfig;
 }
 
 export class ConfigError extends Error {
@@ -191,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, ''),
     adminToken: e.PDS_ADMIN_TOKEN ?? null,
     rateLimitStore,
+    rateLimitStoreTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS ?? null,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
     nodeEnv: e.NODE_ENV,
@@ -211,6 +228,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxPages: e.EXTRACT_MAX_PAGES,
       maxObjects: e.EXTRACT_MAX_OBJECTS,
       maxTextChars: e.EXTRACT_MAX_TEXT_CHARS,
+    }),
+    pool: Object.freeze({
+      poolMax: e.DB_POOL_MAX,
+      acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     }),
   });
 }

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type AppConfig } from './config.js';
 import { generateSecret } from './auth/secret.js';
+import { installProcessGuards } from './process-guard.js';
 import { startBanner } from './demo/banner.js';
 import { seedDemo, seedDemoDocuments, type DemoCredentials } from './demo/seed.js';
 import { DocumentSchema, ExtractionSchema } from './entities/index.js';
@@ -27,6 +28,7 @@ const adminToken =
   base.adminToken ?? (base.embedded ? generateSecret('key').replace('pds_key_', 'pds_op_') : null);
 const config: AppConfig = Object.freeze({ ...base, adminToken });
 const app = await createApp(config);
+installProcessGuards({ log: app.server.log, role: 'api', shutdown: () => app.close() });
 let demo: DemoCredentials | null = null;
 if (config.embedded && config.demoSeed) demo = await seedDemo(app);
 await app.server.listen({ host: config.host, port: config.port });

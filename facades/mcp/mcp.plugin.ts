@@ -23,6 +23,8 @@ const JSONRPC = {
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
   INTERNAL: -32603,
+  /** Server error range: the service cannot answer now; retry after the Retry-After header's seconds. */
+  UNAVAILABLE: -32000,
 };
 
 interface CallParams {
@@ -105,6 +107,12 @@ function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps
         structuredContent: data.result,
       };
     } catch (err) {
+      if (err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE') {
+        // Not the tool's failure: the whole call is to be retried, so a JSON-RPC error (HTTP 503) keeping the id.
+        throw new JSONRPCErrorException(err.message, JSONRPC.UNAVAILABLE, {
+          retryAfterSeconds: err.details.retryAfterSeconds,
+        });
+      }
       if (err instanceof AppError && err.code !== 'INTERNAL') return toolFailure(err);
       deps.log.error(
         { err: err instanceof AppError ? (err.cause ?? err) : err, requestId: ctx.requestId },
@@ -164,6 +172,8 @@ function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, id: unknown = null) {
+  // The request's deadline may have answered it already (503).
+  if (reply.sent) return reply;
   return reply.code(status).type('application/json').send({ jsonrpc: '2.0', id, error: { code, message } });
 }
 
@@ -290,10 +300,19 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
           void reply.header('retry-after', String(err.details.retryAfterSeconds ?? 60));
           return rpcError(reply, 429, -32000, err.message, m.id ?? null);
         }
+        if (err.code === 'SERVICE_UNAVAILABLE') {
+          void reply.header('retry-after', String(err.details.retryAfterSeconds ?? 5));
+        }
         return rpcError(reply, err.httpStatus, -32000, err.message, m.id ?? null);
       }
       const response = await rpc.receive(m as JSONRPCRequest, { ctx });
       if (response === null) return reply.code(202).send();
+      if (reply.sent) return reply;
+      const retryAfter = (response.error?.data as { retryAfterSeconds?: unknown } | undefined)
+        ?.retryAfterSeconds;
+      if (response.error?.code === JSONRPC.UNAVAILABLE && typeof retryAfter === 'number') {
+        void reply.code(503).header('retry-after', String(retryAfter));
+      }
       if (framing === 'sse') {
         return reply.type('text/event-stream').send(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
       }

@@ -30,8 +30,15 @@ function rateHeaders(
  * to HTTP: bodies exactly as the spec's Errors table.
  */
 export function sendRestError(reply: FastifyReply, err: AppError): FastifyReply {
+  // The request's deadline may have answered it already (503).
+  if (reply.sent) return reply;
   if (err.details.rate) rateHeaders(reply, err.details.rate);
   switch (err.code) {
+    case 'SERVICE_UNAVAILABLE':
+      return reply
+        .code(503)
+        .header('retry-after', String(err.details.retryAfterSeconds ?? 5))
+        .send({ message: err.message });
     case 'RATE_LIMITED':
       return reply
         .code(429)

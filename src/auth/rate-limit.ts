@@ -47,18 +47,26 @@ export type RateStoreConfig =
 export interface RateLimiter {
   /** Charges `points` (1 by default); 0 charges nothing and tells whether the key is already over its limit. */
   consume(policy: RatePolicyName, key: string, points?: number): Promise<RateDecision>;
+  /** For /readyz: `fallback` while the shared store is given up on and limits hold per process. */
+  health(): RateLimiterHealth;
   close(): Promise<void>;
 }
 
 export interface RateLimiterOptions {
   policies?: Partial<Record<RatePolicyName, RatePolicy>>;
-  /** Told about every failed store call; the call itself is then decided by the in-memory fallback. */
+  /** Told once when the store is given up on (the circuit opens); calls are then decided by the in-memory fallback. */
   onStoreError?: (err: unknown) => void;
-  /** A store slower than this counts as failed for that call (default 1000 ms). */
+  /** Told once when the store answers again (the circuit closes). */
+  onStoreRecovered?: () => void;
+  /** A store call slower than this counts as failed and is decided by the fallback (default: Redis 100 ms, PostgreSQL 1000 ms). */
   storeTimeoutMs?: number;
-  /** After a failure the store is left alone this long before it is tried again (default 1000 ms). */
-  storeRetryMs?: number;
+  /** This many failed calls in a row open the circuit (default 5): one slow call on a loaded machine is not an outage. */
+  circuitThreshold?: number;
+  /** While the circuit is open, the store is probed this often; the first answer closes it (default 1000 ms). */
+  probeIntervalMs?: number;
 }
+
+export type RateLimiterHealth = { state: 'ok' } | { state: 'fallback'; since: number; reason: string };
 
 export const RATE_LIMIT_TABLE = 'rate_limit';
 /** The table RateLimiterPostgres reads; created by a migration so the limiter never runs DDL itself. */
@@ -111,20 +119,24 @@ function firstConnection(redis: Redis, timeoutMs: number): Promise<void> {
 
 /**
  * One limiter for every transport. Counters live in the configured store so that all server
- * processes share them. When the store fails or is slow, an in-memory limiter with the same policy
- * decides instead (limits then hold per process), the failure is reported, and the store is left
- * alone for `storeRetryMs` so an outage costs neither a timeout per request nor a log line per request.
+ * processes share them. The store is behind a circuit breaker:
+ * - a store call that fails or takes longer than `storeTimeoutMs` is decided by an in-memory
+ *   limiter with the same policy (per-key limits then hold per process);
+ * - `circuitThreshold` failures in a row open the circuit: from then on every call is decided in
+ *   memory at once (no timeout per request), the outage is reported once, and the store is probed
+ *   every `probeIntervalMs`; the circuit closes only when a probe gets an answer.
  */
 export async function createRateLimiter(
   store: RateStoreConfig,
   opts: RateLimiterOptions = {},
 ): Promise<RateLimiter> {
   const policies: Record<RatePolicyName, RatePolicy> = { ...RATE_POLICIES, ...opts.policies };
-  const storeTimeoutMs = opts.storeTimeoutMs ?? 1000;
-  const storeRetryMs = opts.storeRetryMs ?? 1000;
-  const report = (err: unknown) => {
+  const storeTimeoutMs = opts.storeTimeoutMs ?? (store.kind === 'redis' ? 100 : 1000);
+  const threshold = Math.max(1, opts.circuitThreshold ?? 5);
+  const probeIntervalMs = opts.probeIntervalMs ?? 1000;
+  const tell = (fn: (() => void) | undefined) => {
     try {
-      opts.onStoreError?.(err);
+      fn?.();
     } catch {
       // A faulty reporter must not turn a degraded limiter into a failing request.
     }
@@ -135,11 +147,13 @@ export async function createRateLimiter(
     redis = new Redis(store.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      connectTimeout: storeTimeoutMs,
+      connectTimeout: Math.max(storeTimeoutMs, 1000),
+      // A frozen server must not collect commands forever; the caller stopped waiting long before.
+      commandTimeout: Math.max(storeTimeoutMs * 10, 1000),
     });
     // Connection errors surface per call (and fall back); an unhandled 'error' event would crash the process.
     redis.on('error', () => undefined);
-    await firstConnection(redis, storeTimeoutMs);
+    await firstConnection(redis, Math.max(storeTimeoutMs, 1000));
   }
 
   let sweeper: NodeJS.Timeout | null = null;
@@ -148,7 +162,7 @@ export async function createRateLimiter(
     sweeper = setInterval(() => {
       pool
         .query(`delete from "${RATE_LIMIT_TABLE}" where "expire" < $1`, [Date.now() - SWEEP_OLDER_THAN_MS])
-        .catch(report);
+        .catch(() => undefined);
     }, SWEEP_EVERY_MS);
     sweeper.unref();
   }
@@ -186,7 +200,43 @@ export async function createRateLimiter(
     }
   }
 
-  let storeDownUntil = 0;
+  /** Answers when the store itself answers (not a counter update): the probe that closes the circuit. */
+  const probe = async (): Promise<void> => {
+    if (store.kind === 'redis') {
+      if (!redis) throw new Error('closed');
+      await withTimeout(redis.ping(), Math.max(storeTimeoutMs * 10, 1000));
+    } else if (store.kind === 'postgres') {
+      await withTimeout(store.pool.query(`select 1 from "${RATE_LIMIT_TABLE}" limit 1`), 5000);
+    }
+  };
+
+  let failuresInRow = 0;
+  let open: { since: number; reason: string } | null = null;
+  let prober: NodeJS.Timeout | null = null;
+  let probing = false;
+  const openCircuit = (err: unknown) => {
+    open = { since: Date.now(), reason: err instanceof Error ? err.message : String(err) };
+    tell(() => opts.onStoreError?.(err));
+    prober = setInterval(() => {
+      if (probing) return;
+      probing = true;
+      probe()
+        .then(() => {
+          if (!open) return;
+          open = null;
+          failuresInRow = 0;
+          if (prober) clearInterval(prober);
+          prober = null;
+          tell(opts.onStoreRecovered);
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          probing = false;
+        });
+    }, probeIntervalMs);
+    prober.unref();
+  };
+
   const fromFallback = async (name: RatePolicyName, key: string, points: number): Promise<RateDecision> => {
     try {
       return decide(policies[name], await fallback.get(name)!.consume(key, points), true);
@@ -200,25 +250,30 @@ export async function createRateLimiter(
     async consume(name, rawKey, points = 1) {
       const policy = policies[name];
       const key = storeKey(rawKey);
-      if (store.kind !== 'memory' && Date.now() < storeDownUntil) return fromFallback(name, key, points);
+      if (store.kind !== 'memory' && open) return fromFallback(name, key, points);
       try {
         const res = await withTimeout(primary.get(name)!.consume(key, points), storeTimeoutMs);
-        storeDownUntil = 0;
+        failuresInRow = 0;
         return decide(policy, res, true);
       } catch (err) {
         // rate-limiter-flexible rejects with a RateLimiterRes for "limited" and an Error when the store failed.
         if (err instanceof RateLimiterRes) {
-          storeDownUntil = 0;
+          failuresInRow = 0;
           return decide(policy, err, false);
         }
-        storeDownUntil = Date.now() + storeRetryMs;
-        report(err);
+        failuresInRow++;
+        if (failuresInRow >= threshold && !open) openCircuit(err);
         return fromFallback(name, key, points);
       }
     },
+    health() {
+      return open ? { state: 'fallback', ...open } : { state: 'ok' };
+    },
     async close() {
       if (sweeper) clearInterval(sweeper);
+      if (prober) clearInterval(prober);
       sweeper = null;
+      prober = null;
       const client = redis;
       redis = null;
       if (!client) return;

@@ -1,11 +1,15 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../config.js';
-import { createApp } from '../app.js';
+import { createApp, type App } from '../app.js';
+import { classifyDbError } from '../db/availability.js';
+import { backoffMs } from '../ingestion/queue.js';
+import { installProcessGuards } from '../process-guard.js';
 
 /**
  * `npm run worker`: an extraction worker without the HTTP API. Any number of these can share the
  * work of one PostgreSQL database (pg-boss spreads the jobs); the API nodes can then run with
- * extraction disabled.
+ * extraction disabled. A database that is down at start is waited for (with backoff), and one that
+ * goes away later pauses the worker until it is back: only a signal or a bug ends the process.
  */
 let config;
 try {
@@ -23,11 +27,28 @@ if (!config.databaseUrl) {
   );
   process.exit(1);
 }
-const app = await createApp(config, { worker: true });
-app.server.log.info('extraction worker started');
+
+let app: App | null = null;
+let stopping = false;
+for (let attempt = 0; !app && !stopping; attempt++) {
+  try {
+    app = await createApp(config, { worker: true });
+  } catch (err) {
+    if (!classifyDbError(err)) throw err;
+    const waitMs = backoffMs(attempt);
+    console.error(
+      `extraction worker: the database is not reachable (${err instanceof Error ? err.message : String(err)}); retrying in ${waitMs / 1000} s`,
+    );
+    await new Promise((r) => setTimeout(r, waitMs));
+  }
+}
+const started = app!;
+installProcessGuards({ log: started.server.log, role: 'worker', shutdown: () => started.close() });
+started.server.log.info('extraction worker started');
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
-    app.server.log.info({ signal }, 'worker stopping');
-    void app.close().then(() => process.exit(0));
+    stopping = true;
+    started.server.log.info({ signal }, 'worker stopping');
+    void started.close().then(() => process.exit(0));
   });
 }

@@ -10,12 +10,16 @@ import { AppError } from '../errors/catalogue.js';
 import { assertAudience } from '../oauth/audience.js';
 import { authenticateSession } from '../users/session.service.js';
 import type { Ingestion } from '../ingestion/ingestion.js';
-import { throwIfAborted } from '../http/deadline.js';
+import { ClientGone, DeadlineExceeded, throwIfAborted } from '../http/deadline.js';
+import { unavailableError } from '../db/availability.js';
 import { createLoaders, type Loaders } from './loaders.js';
+import type { DatabaseAvailability } from '../db/availability.js';
 
 /** What every transport shares: one database, one limiter, one config. */
 export interface AppDeps {
   em: EntityManager;
+  /** Whether the database is reachable, learnt from the queries this process runs. */
+  availability: DatabaseAvailability;
   limiter: RateLimiter;
   config: AppConfig;
   log: FastifyBaseLogger;
@@ -65,6 +69,17 @@ const DEFAULT_POLICY: Record<Transport, RatePolicyName> = { graphql: 'graphql', 
  * facade maps those to its wire format in one place.
  */
 export async function createContext(req: ContextRequest, deps: AppDeps): Promise<RequestContext> {
+  try {
+    return await buildContext(req, deps);
+  } catch (err) {
+    // The deadline and disconnect errors are answered by the HTTP layer; a database that cannot
+    // answer (authentication reads it) is the catalogue's 503, never a 500.
+    if (err instanceof DeadlineExceeded || err instanceof ClientGone) throw err;
+    throw unavailableError(err, deps.config.overload.retryAfterSeconds) ?? err;
+  }
+}
+
+async function buildContext(req: ContextRequest, deps: AppDeps): Promise<RequestContext> {
   const signal = req.signal ?? NEVER_ABORTED;
   throwIfAborted(signal);
   const em = deps.em.fork();

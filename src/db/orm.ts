@@ -49,7 +49,13 @@ function baseOptions(log: (message: string) => void): Options {
  */
 export async function openDatabase(
   config: Pick<AppConfig, 'databaseUrl' | 'dataDir'> & Partial<Pick<AppConfig, 'databaseReplicaUrls'>>,
-  opts: { pglite?: PGlite; poolSize?: number; log?: (message: string) => void } = {},
+  opts: {
+    pglite?: PGlite;
+    poolSize?: number;
+    /** How long opening a new connection may take (a server that accepts but never answers). */
+    connectTimeoutMs?: number;
+    log?: (message: string) => void;
+  } = {},
 ): Promise<Database> {
   // MikroORM's own messages (migrations applied) go to the app logger; silent unless one is given.
   const log = opts.log ?? (() => undefined);
@@ -58,6 +64,7 @@ export async function openDatabase(
       ...baseOptions(log),
       clientUrl: config.databaseUrl,
       pool: { min: 0, max: opts.poolSize ?? 10 },
+      driverOptions: { connectionTimeoutMillis: opts.connectTimeoutMs ?? 10_000, keepAlive: true },
       // Replicas serve only the reads that ask for them (`getConnection('read')`: search and the
       // catalogue); everything else, writes and reads right after writes, stays on the primary.
       replicas: (config.databaseReplicaUrls ?? []).map((clientUrl, i) => ({

@@ -38,10 +38,22 @@ export const ERROR_CATALOGUE = {
   BAD_USER_INPUT: { http: 422, graphql: 'BAD_USER_INPUT', mcp: 'tool-error', message: 'Invalid input' },
   NOT_FOUND: { http: 404, graphql: 'NOT_FOUND', mcp: 'tool-error', message: 'Not found' },
   CONFLICT: { http: 409, graphql: 'CONFLICT', mcp: 'tool-error', message: 'Conflict' },
+  /** The database (or the request's own deadline) cannot serve now: 503 with Retry-After; MCP a JSON-RPC error keeping the id. */
+  SERVICE_UNAVAILABLE: {
+    http: 503,
+    graphql: 'SERVICE_UNAVAILABLE',
+    mcp: 'unavailable',
+    message: 'The service is temporarily unavailable: retry shortly',
+  },
   INTERNAL: { http: 500, graphql: 'INTERNAL_SERVER_ERROR', mcp: 'internal', message: 'Internal error' },
 } as const satisfies Record<
   string,
-  { http: number; graphql: string; mcp: 'http-401' | 'tool-error' | 'internal'; message: string }
+  {
+    http: number;
+    graphql: string;
+    mcp: 'http-401' | 'tool-error' | 'unavailable' | 'internal';
+    message: string;
+  }
 >;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -96,6 +108,8 @@ export function codeFromGraphql(extensionsCode: unknown, appCode: unknown): Erro
       return 'NOT_FOUND';
     case 'RATE_LIMITED':
       return 'RATE_LIMITED';
+    case 'SERVICE_UNAVAILABLE':
+      return 'SERVICE_UNAVAILABLE';
     default:
       return 'INTERNAL';
   }

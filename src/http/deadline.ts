@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sendUnavailable } from './unavailable.js';
+import { runWithWorkSignal } from '../db/pool-watch.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -62,6 +63,11 @@ export function registerDeadline(
       clearTimeout(timer);
       if (!reply.raw.writableFinished && !controller.signal.aborted) controller.abort(new ClientGone());
     });
-    done();
+    // The database layer reads the signal from here: a query running when it aborts is cancelled.
+    runWithWorkSignal(controller.signal, done);
+  });
+  // Again once the body is read: body parsing may resume in another async context.
+  app.addHook('preHandler', (request, _reply, done) => {
+    runWithWorkSignal(request.workSignal, done);
   });
 }

@@ -1,4 +1,4 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
@@ -13,6 +13,7 @@ import {
   selectsIntrospection,
 } from '../graphql/limits.js';
 import { ClientGone, DeadlineExceeded } from './deadline.js';
+import { unavailableError } from '../db/availability.js';
 import { readSessionCookie } from '../users/session-cookie.js';
 
 /** AppError → GraphQL error with the catalogue's code; the HTTP status rides along for context errors. */
@@ -26,7 +27,12 @@ export function toGraphQLError(err: AppError): GraphQLError {
       ...(err.details.retryAfterSeconds !== undefined
         ? { retryAfterSeconds: err.details.retryAfterSeconds }
         : {}),
-      http: { status: err.code === 'BAD_USER_INPUT' || err.code === 'NOT_FOUND' ? 200 : err.httpStatus },
+      http: {
+        status: err.code === 'BAD_USER_INPUT' || err.code === 'NOT_FOUND' ? 200 : err.httpStatus,
+        ...(err.code === 'SERVICE_UNAVAILABLE'
+          ? { headers: new HeaderMap([['retry-after', String(err.details.retryAfterSeconds ?? 5)]]) }
+          : {}),
+      },
     },
   });
 }
@@ -52,6 +58,15 @@ export function formatGraphQLError(deps: AppDeps) {
     if (original instanceof DeadlineExceeded || original instanceof ClientGone) {
       return { message: original.message, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
     }
+    // The database cannot answer now: a retryable 503 (unavailablePlugin sets the status), not a 500.
+    const unavailable = unavailableError(original, deps.config.overload.retryAfterSeconds);
+    if (unavailable) {
+      return {
+        message: unavailable.message,
+        path: formatted.path,
+        extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: unavailable.details.retryAfterSeconds },
+      };
+    }
     if (
       original &&
       !(original instanceof GraphQLError) &&
@@ -65,6 +80,24 @@ export function formatGraphQLError(deps: AppDeps) {
       };
     }
     return formatted;
+  };
+}
+
+/** A response carrying SERVICE_UNAVAILABLE (the database could not answer) is HTTP 503 with Retry-After. */
+function unavailablePlugin(retryAfterSeconds: number): ApolloServerPlugin<RequestContext> {
+  return {
+    requestDidStart: () =>
+      Promise.resolve({
+        willSendResponse: ({ response }) => {
+          if (response.body.kind !== 'single') return Promise.resolve();
+          const errors = response.body.singleResult.errors ?? [];
+          if (errors.some((e) => e.extensions?.code === 'SERVICE_UNAVAILABLE')) {
+            response.http.status = 503;
+            response.http.headers.set('retry-after', String(retryAfterSeconds));
+          }
+          return Promise.resolve();
+        },
+      }),
   };
 }
 
@@ -130,6 +163,7 @@ export async function registerGraphQL(
       fastifyApolloDrainPlugin(app),
       introspectionGuardPlugin(deps.config),
       complexityPlugin(schema),
+      unavailablePlugin(deps.config.overload.retryAfterSeconds),
       deps.config.nodeEnv === 'production'
         ? ApolloServerPluginLandingPageDisabled()
         : ApolloServerPluginLandingPageLocalDefault({ embed: true }),

@@ -29,7 +29,7 @@ export interface UploadInput {
 
 export interface UploadOutcome {
   document: Document;
-  /** The extraction to run, or null when the same bytes were already stored for the project. */
+  /** The extraction to queue: the new one, or a stored duplicate's unfinished one; null when there is nothing to run. */
   extractionId: number | null;
   duplicate: boolean;
 }
@@ -82,7 +82,15 @@ export async function uploadDocument(
   }
   const contentHash = createHash('sha256').update(input.content).digest('hex');
   const existing = await em.findOne(DocumentSchema, { project: projectId, contentHash });
-  if (existing) return { document: existing, extractionId: null, duplicate: true };
+  if (existing) {
+    // A stored document whose extraction never finished (its queueing failed, say) is queued again.
+    const unfinished = await em.findOne(
+      ExtractionSchema,
+      { document: existing, status: { $in: ['pending', 'processing'] } },
+      { fields: ['id'], orderBy: { id: 'desc' } },
+    );
+    return { document: existing, extractionId: unfinished?.id ?? null, duplicate: true };
+  }
 
   return em.transactional(async (tx) => {
     const document = tx.create(DocumentSchema, {
@@ -261,11 +269,14 @@ export async function processExtraction(
   return status;
 }
 
-/** Extractions left pending or processing by a process that stopped; the embedded queue re-delivers them at start. */
+/** An extraction that failed this often without reaching an end state is not queued again by reconciliation. */
+export const MAX_EXTRACTION_ATTEMPTS = 20;
+
+/** Extractions left pending or processing (a process stopped, queueing failed); reconciliation re-delivers those without a live job. */
 export async function unfinishedExtractions(em: EntityManager): Promise<number[]> {
   const rows = await em.find(
     ExtractionSchema,
-    { status: { $in: ['pending', 'processing'] } },
+    { status: { $in: ['pending', 'processing'] }, attempts: { $lt: MAX_EXTRACTION_ATTEMPTS } },
     { fields: ['id'], orderBy: { id: 'asc' } },
   );
   return rows.map((r) => r.id);

@@ -3,16 +3,23 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { EXTRACTION_DEFAULTS, type AppConfig, type ExtractionConfig } from '../config.js';
 import { closeExtractors, extractPdf } from './extract.js';
 import { processExtraction, unfinishedExtractions, type Extractor } from './ingest.service.js';
-import { InProcessQueue, PgBossQueue, type ExtractionQueue } from './queue.js';
+import { InProcessQueue, PgBossQueue, type ExtractionQueue, type JobTiming } from './queue.js';
 
 export interface Ingestion {
   queue: ExtractionQueue;
-  /** Starts consuming extraction jobs in this process. */
+  /** Starts consuming extraction jobs in this process, and the reconciler beside it. */
   startWorker(): Promise<void>;
+  /**
+   * Queues every pending or processing extraction that has no live job (its queueing failed, or
+   * its job gave up while the database was away); returns how many were queued.
+   */
+  reconcile(): Promise<number>;
   stop(): Promise<void>;
 }
 
 export const EXTRACTION_CONCURRENCY = 2;
+/** How often a consuming process looks for extractions without a live job. */
+export const RECONCILE_INTERVAL_MS = 30_000;
 
 /** Extraction in a memory-limited child process that also normalizes and chunks (see extract.ts). */
 export function extractorFor(limits: ExtractionConfig): Extractor {
@@ -29,16 +36,34 @@ export function createIngestion(
   orm: MikroORM,
   config: Pick<AppConfig, 'databaseUrl' | 'extraction'>,
   log: FastifyBaseLogger,
-  opts: { consume?: boolean; extractor?: Extractor } = {},
+  opts: {
+    consume?: boolean;
+    extractor?: Extractor;
+    jobTiming?: Partial<JobTiming>;
+    reconcileIntervalMs?: number;
+  } = {},
 ): Ingestion {
   const consume = opts.consume ?? true;
   // Two jobs at a time per process: the extractor pool runs two extractor processes (one per core here).
   const queue: ExtractionQueue = config.databaseUrl
-    ? new PgBossQueue(config.databaseUrl, { consume, concurrency: EXTRACTION_CONCURRENCY })
+    ? new PgBossQueue(config.databaseUrl, {
+        consume,
+        concurrency: EXTRACTION_CONCURRENCY,
+        log,
+        timing: opts.jobTiming,
+      })
     : new InProcessQueue({ concurrency: EXTRACTION_CONCURRENCY });
   const extractor = opts.extractor ?? extractorFor(config.extraction);
+  let reconciler: NodeJS.Timeout | null = null;
+  const reconcile = async () => {
+    const orphans = await queue.withoutLiveJob(await unfinishedExtractions(orm.em.fork()));
+    for (const id of orphans) await queue.enqueue(id);
+    if (orphans.length) log.info({ extractionIds: orphans }, 'queued extractions that had no live job');
+    return orphans.length;
+  };
   return {
     queue,
+    reconcile,
     async startWorker() {
       await queue.start(async (extractionId) => {
         const started = Date.now();
@@ -50,12 +75,16 @@ export function createIngestion(
           throw err;
         }
       });
-      if (!config.databaseUrl) {
-        // The embedded queue lives in memory: re-deliver whatever a previous run left unfinished.
-        for (const id of await unfinishedExtractions(orm.em.fork())) await queue.enqueue(id);
-      }
+      // At start (the embedded queue lives in memory: this re-delivers what a previous run left) and
+      // then periodically; a pass that fails (database away) is simply tried again next time.
+      const pass = () =>
+        reconcile().catch((err: unknown) => log.debug({ err }, 'reconciliation pass failed; retrying later'));
+      await pass();
+      reconciler = setInterval(() => void pass(), opts.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS);
+      reconciler.unref();
     },
     async stop() {
+      if (reconciler) clearInterval(reconciler);
       await queue.stop();
       await closeExtractors();
     },

@@ -1,4 +1,4 @@
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 
 /**
  * Delivery of extraction work. The durable state is the Extraction row itself (pending →
@@ -6,110 +6,324 @@ import PgBoss from 'pg-boss';
  * deliver an extraction id at least once.
  */
 export interface ExtractionQueue {
+  /** Queues an id; rejects when the queue's database cannot be reached (the reconciler queues it later). */
   enqueue(extractionId: number): Promise<void>;
-  /** Starts consuming: `handler` runs for each delivered id; a thrown error means "retry later". */
+  /**
+   * Starts consuming: `handler` runs for each delivered id; a thrown error means "retry later".
+   * Never rejects: a queue that cannot start yet keeps trying in the background.
+   */
   start(handler: (extractionId: number) => Promise<void>): Promise<void>;
   stop(): Promise<void>;
   /** Resolves when nothing is queued or running in this process (tests, demo progress). */
   idle(): Promise<void>;
+  /** Of these ids, the ones with no job queued, waiting for a retry or running (reconciliation). */
+  withoutLiveJob(extractionIds: number[]): Promise<number[]>;
+  /** For /readyz: `down` with the reason while the queue cannot reach its database. */
+  health(): QueueHealth;
+}
+
+export type QueueHealth = { state: 'up' | 'starting' } | { state: 'down'; reason: string };
+
+export interface QueueLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
 }
 
 export const EXTRACTION_QUEUE = 'extract-document';
+/** pg-boss keeps its tables in a schema of its own, beside the service's. */
+export const QUEUE_SCHEMA = 'pds_jobs';
 
 /**
- * pg-boss on the service's PostgreSQL: several worker processes (`npm run worker`) share the work;
- * a job whose worker died expires and is retried with backoff.
+ * How a job of a dead worker comes back: a live worker refreshes its job's heartbeat every
+ * `heartbeatSeconds / 2`; the supervisor (every `superviseSeconds`, in every consuming process)
+ * fails a job whose heartbeat is older than `heartbeatSeconds`, and the retry is fetched at once.
+ * So a worker killed mid-job has its job running again within about heartbeat + supervise + retry
+ * delay (~35 s with these values). `expireSeconds` bounds a live handler that hangs.
+ */
+export interface JobTiming {
+  heartbeatSeconds: number;
+  superviseSeconds: number;
+  expireSeconds: number;
+  retryDelaySeconds: number;
+  retryLimit: number;
+}
+
+export const JOB_TIMING: Readonly<JobTiming> = Object.freeze({
+  heartbeatSeconds: 20,
+  superviseSeconds: 10,
+  // The extractor's own timeout is 60 s; reading the PDF and committing the chunks come on top.
+  expireSeconds: 180,
+  retryDelaySeconds: 2,
+  retryLimit: 5,
+});
+
+/** Waits between attempts to reach a database that did not answer: 1 s, doubling up to 30 s. */
+export function backoffMs(attempt: number, maxMs = 30_000): number {
+  return Math.min(maxMs, 1000 * 2 ** Math.min(attempt, 10));
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+function reasonOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * pg-boss on the service's PostgreSQL: several worker processes (`npm run worker`) share the work.
+ * Every call into pg-boss is awaited and its failure handled; pg-boss's own background failures
+ * arrive as `error` events, logged once per outage. When the database goes away, consumption
+ * pauses and a probe with backoff resumes it when the database answers again; a start that fails
+ * (database down) is retried the same way.
  */
 export class PgBossQueue implements ExtractionQueue {
-  private readonly boss: PgBoss;
-  private started = false;
+  private boss: PgBoss | null = null;
+  private connecting: Promise<PgBoss> | null = null;
+  private handler: ((extractionId: number) => Promise<void>) | null = null;
+  private consuming = false;
+  private recovering = false;
   private running = 0;
   private readonly workerIds: string[] = [];
+  private readonly stopping = new AbortController();
+  private healthState: QueueHealth = { state: 'starting' };
+  private readonly timing: JobTiming;
 
   constructor(
-    connectionString: string,
-    private readonly opts: { consume: boolean; concurrency?: number },
+    private readonly connectionString: string,
+    private readonly opts: {
+      consume: boolean;
+      concurrency?: number;
+      log: QueueLog;
+      timing?: Partial<JobTiming>;
+    },
   ) {
-    this.boss = new PgBoss({
-      connectionString,
-      max: 4,
-      schedule: false,
-      supervise: opts.consume,
-      application_name: 'pds-queue',
-    });
-    this.boss.on('error', () => undefined);
+    this.timing = { ...JOB_TIMING, ...opts.timing };
   }
 
-  private async ensureStarted(): Promise<void> {
-    if (this.started) return;
-    this.started = true;
-    await this.boss.start();
-    await this.boss.createQueue(EXTRACTION_QUEUE, {
-      name: EXTRACTION_QUEUE,
-      retryLimit: 5,
-      retryDelay: 2,
-      retryBackoff: true,
-      expireInSeconds: 15 * 60,
+  health(): QueueHealth {
+    return this.healthState;
+  }
+
+  /** One outage, one log line: the first failure is logged, the rest only keep the state. */
+  private markDown(err: unknown): void {
+    if (this.healthState.state !== 'down') {
+      this.opts.log.warn(
+        { err, queue: EXTRACTION_QUEUE },
+        'job queue cannot reach its database; consumption pauses and resumes when it answers',
+      );
+    }
+    this.healthState = { state: 'down', reason: reasonOf(err) };
+  }
+
+  private markUp(): void {
+    if (this.healthState.state === 'down')
+      this.opts.log.info({ queue: EXTRACTION_QUEUE }, 'job queue is back');
+    this.healthState = { state: 'up' };
+  }
+
+  private async connect(): Promise<PgBoss> {
+    const boss = new PgBoss({
+      connectionString: this.connectionString,
+      schema: QUEUE_SCHEMA,
+      max: 4,
+      connectionTimeoutMillis: 5000,
+      schedule: false,
+      supervise: this.opts.consume,
+      superviseIntervalSeconds: this.timing.superviseSeconds,
+      monitorIntervalSeconds: this.timing.superviseSeconds,
+      application_name: 'pds-queue',
     });
+    // Without a listener an 'error' event would end the process: pg-boss reports here what fails
+    // in its background loops (polling, supervision, settling a job).
+    boss.on('error', (err) => this.onBackgroundError(err));
+    try {
+      await boss.start();
+      await boss.createQueue(EXTRACTION_QUEUE, {
+        // At most one job waiting per extraction: queueing an id again while one waits is a no-op.
+        policy: 'short',
+        retryLimit: this.timing.retryLimit,
+        retryDelay: this.timing.retryDelaySeconds,
+        retryBackoff: true,
+        retryDelayMax: 60,
+        expireInSeconds: this.timing.expireSeconds,
+        heartbeatSeconds: this.timing.heartbeatSeconds,
+      });
+    } catch (err) {
+      await boss.stop({ graceful: false, close: true }).catch(() => undefined);
+      throw err;
+    }
+    return boss;
+  }
+
+  /** The started pg-boss, starting it when needed (one attempt shared by concurrent callers). */
+  private async ready(): Promise<PgBoss> {
+    if (this.boss) return this.boss;
+    if (this.stopping.signal.aborted) throw new Error('the job queue is stopped');
+    this.connecting ??= this.connect()
+      .then((boss) => {
+        if (this.stopping.signal.aborted) {
+          void boss.stop({ graceful: false, close: true }).catch(() => undefined);
+          throw new Error('the job queue is stopped');
+        }
+        this.boss = boss;
+        this.markUp();
+        return boss;
+      })
+      .catch((err: unknown) => {
+        this.markDown(err);
+        throw err;
+      })
+      .finally(() => {
+        this.connecting = null;
+      });
+    return this.connecting;
   }
 
   async enqueue(extractionId: number): Promise<void> {
-    await this.ensureStarted();
-    await this.boss.send(EXTRACTION_QUEUE, { extractionId }, { singletonKey: String(extractionId) });
+    const boss = await this.ready();
+    await boss.send(EXTRACTION_QUEUE, { extractionId }, { singletonKey: String(extractionId) });
+    if (!this.opts.consume) this.markUp();
     this.wake();
   }
 
   /** pg-boss sleeps a polling interval after every fetch; a worker that just finished a job, or a local enqueue, wakes them at once. */
   private wake(): void {
+    if (!this.boss) return;
     for (const id of this.workerIds) this.boss.notifyWorker(id);
   }
 
   async start(handler: (extractionId: number) => Promise<void>): Promise<void> {
-    await this.ensureStarted();
+    this.handler = handler;
     if (!this.opts.consume) return;
-    const workers = this.opts.concurrency ?? 1;
-    for (let i = 0; i < workers; i++) {
-      const id = await this.boss.work<{ extractionId: number }>(
-        EXTRACTION_QUEUE,
-        { batchSize: 1, pollingIntervalSeconds: 1 },
-        async (jobs) => {
-          this.running++;
-          try {
-            for (const job of jobs) await handler(job.data.extractionId);
-          } finally {
-            this.running--;
-            if (jobs.length) this.wake();
-          }
-        },
-      );
-      this.workerIds.push(id);
+    try {
+      await this.consume();
+    } catch {
+      // Logged by markDown; the recovery loop keeps trying until the database answers.
+      this.recover();
     }
   }
 
+  private async consume(): Promise<void> {
+    const boss = await this.ready();
+    if (this.consuming || !this.handler) return;
+    const handler = this.handler;
+    const workers = this.opts.concurrency ?? 1;
+    this.consuming = true;
+    try {
+      for (let i = 0; i < workers; i++) {
+        const id = await boss.work<{ extractionId: number }>(
+          EXTRACTION_QUEUE,
+          { batchSize: 1, pollingIntervalSeconds: 1 },
+          async (jobs) => {
+            this.running++;
+            try {
+              for (const job of jobs) await handler(job.data.extractionId);
+            } finally {
+              this.running--;
+              if (jobs.length) this.wake();
+            }
+          },
+        );
+        this.workerIds.push(id);
+      }
+    } catch (err) {
+      await this.pause();
+      throw err;
+    }
+  }
+
+  /** Stops fetching (the workers would only fail every poll) until the database answers again. */
+  private async pause(): Promise<void> {
+    const boss = this.boss;
+    this.consuming = false;
+    this.workerIds.length = 0;
+    if (boss) await boss.offWork(EXTRACTION_QUEUE, { wait: false }).catch(() => undefined);
+  }
+
+  private onBackgroundError(err: Error): void {
+    this.markDown(err);
+    if (this.opts.consume && this.consuming && !this.stopping.signal.aborted) {
+      void this.pause().then(() => this.recover());
+    }
+  }
+
+  /** Probes the database with backoff; when it answers, consumption resumes. One loop at a time. */
+  private recover(): void {
+    if (this.recovering || this.stopping.signal.aborted) return;
+    this.recovering = true;
+    void (async () => {
+      for (let attempt = 0; !this.stopping.signal.aborted; attempt++) {
+        await sleep(backoffMs(attempt, 15_000), this.stopping.signal);
+        if (this.stopping.signal.aborted) break;
+        try {
+          if (this.boss) await this.boss.getDb().executeSql('select 1');
+          await this.consume();
+          this.markUp();
+          break;
+        } catch (err) {
+          this.markDown(err);
+        }
+      }
+      this.recovering = false;
+    })();
+  }
+
+  async withoutLiveJob(extractionIds: number[]): Promise<number[]> {
+    if (!extractionIds.length) return [];
+    const boss = await this.ready();
+    const { rows } = await boss
+      .getDb()
+      .executeSql(
+        `select singleton_key from ${QUEUE_SCHEMA}.job where name = $1 and state in ('created', 'retry', 'active') and singleton_key = any($2::text[])`,
+        [EXTRACTION_QUEUE, extractionIds.map(String)],
+      );
+    const live = new Set((rows as { singleton_key: string }[]).map((r) => Number(r.singleton_key)));
+    return extractionIds.filter((id) => !live.has(id));
+  }
+
   async idle(): Promise<void> {
-    await this.ensureStarted();
+    const boss = await this.ready();
     for (;;) {
       // Active jobs count too: a fetched job is active before its handler starts running here.
-      const queued = await this.boss.getQueueSize(EXTRACTION_QUEUE, { before: 'completed' });
-      if (queued === 0 && this.running === 0) return;
-      await new Promise((r) => setTimeout(r, 100));
+      const { rows } = await boss
+        .getDb()
+        .executeSql(
+          `select count(*)::int as n from ${QUEUE_SCHEMA}.job where name = $1 and state in ('created', 'retry', 'active')`,
+          [EXTRACTION_QUEUE],
+        );
+      if ((rows[0] as { n: number }).n === 0 && this.running === 0) return;
+      await sleep(100);
     }
   }
 
   async stop(): Promise<void> {
-    if (!this.started) return;
-    await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+    this.stopping.abort();
+    await this.connecting?.catch(() => undefined);
+    const boss = this.boss;
+    this.boss = null;
+    if (boss) await boss.stop({ graceful: true, close: true, timeout: 10_000 }).catch(() => undefined);
   }
 }
 
 /**
  * The embedded mode's queue. PGlite is one in-process connection: pg-boss's own statements would
  * interleave with the ORM's open transactions on it, so the embedded server delivers ids in process
- * instead, behind the same interface. Durability comes from the Extraction rows: at start-up every
- * extraction left pending or processing is queued again (see `recoverUnfinished`).
+ * instead, behind the same interface. Durability comes from the Extraction rows: the reconciler
+ * queues every extraction left pending or processing again (see `createIngestion`).
  */
 export class InProcessQueue implements ExtractionQueue {
   private readonly pending: number[] = [];
+  private readonly activeIds = new Set<number>();
   private handler: ((id: number) => Promise<void>) | null = null;
   private active = 0;
   private stopped = false;
@@ -118,6 +332,10 @@ export class InProcessQueue implements ExtractionQueue {
   constructor(
     private readonly opts: { concurrency?: number; retryDelayMs?: number; retryLimit?: number } = {},
   ) {}
+
+  health(): QueueHealth {
+    return { state: 'up' };
+  }
 
   enqueue(extractionId: number): Promise<void> {
     if (!this.pending.includes(extractionId)) this.pending.push(extractionId);
@@ -131,11 +349,18 @@ export class InProcessQueue implements ExtractionQueue {
     return Promise.resolve();
   }
 
+  withoutLiveJob(extractionIds: number[]): Promise<number[]> {
+    return Promise.resolve(
+      extractionIds.filter((id) => !this.pending.includes(id) && !this.activeIds.has(id)),
+    );
+  }
+
   private pump(): void {
     const limit = this.opts.concurrency ?? 1;
     while (this.handler && !this.stopped && this.active < limit && this.pending.length) {
       const id = this.pending.shift()!;
       this.active++;
+      this.activeIds.add(id);
       void this.run(id, 0);
     }
     if (this.active === 0 && this.pending.length === 0) this.waiters.splice(0).forEach((w) => w());
@@ -146,11 +371,12 @@ export class InProcessQueue implements ExtractionQueue {
       await this.handler!(id);
     } catch {
       if (attempt + 1 < (this.opts.retryLimit ?? 5) && !this.stopped) {
-        await new Promise((r) => setTimeout(r, (this.opts.retryDelayMs ?? 500) * 2 ** attempt));
+        await sleep((this.opts.retryDelayMs ?? 500) * 2 ** attempt);
         return this.run(id, attempt + 1);
       }
     }
     this.active--;
+    this.activeIds.delete(id);
     this.pump();
   }
 

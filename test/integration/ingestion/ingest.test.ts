@@ -1,5 +1,5 @@
 import { ChunkSchema, DocumentSchema, ExtractionSchema } from '../../../src/entities/index.js';
-import { processExtraction } from '../../../src/ingestion/ingest.service.js';
+import { processExtraction, uploadDocument } from '../../../src/ingestion/ingest.service.js';
 import { defaultExtractor } from '../../../src/ingestion/ingestion.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { createProject } from '../../support/factories.js';
@@ -86,6 +86,7 @@ describe('document ingestion', () => {
   it('does not store the same bytes twice for a project', async () => {
     const pdf = await makePdf(['Duplicate detection page.']);
     const first = await upload(pdf);
+    await idle();
     const before = await count('document');
     const again = await upload(pdf, { name: 'other-name.pdf' });
     expect(again.data.uploadDocument).toMatchObject({
@@ -94,6 +95,39 @@ describe('document ingestion', () => {
       document: { id: first.data.uploadDocument.document.id },
     });
     expect(await count('document')).toBe(before);
+  });
+
+  it('a repeated upload of a document left pending (its queueing failed) queues its extraction again', async () => {
+    const pdf = await makePdf(['Stored, but never queued: the queue failed after the row was saved.']);
+    // The service stores the row; the enqueue that would follow is what failed.
+    const stored = await uploadDocument(
+      t.app.deps.em.fork(),
+      { projectId, category: 'features-finishes', name: 'lost.pdf', content: pdf },
+      200_000,
+    );
+    expect(await t.app.deps.ingestion.queue.withoutLiveJob([stored.extractionId!])).toEqual([
+      stored.extractionId,
+    ]);
+    const again = await upload(pdf, { name: 'lost.pdf' });
+    expect(again.data.uploadDocument).toMatchObject({ duplicate: true, extractionId: stored.extractionId });
+    await idle();
+    const { extraction } = await state(String(stored.document.id));
+    expect(extraction).toMatchObject({ id: stored.extractionId, status: 'completed' });
+  });
+
+  it('the reconciler queues an extraction that has no live job', async () => {
+    const pdf = await makePdf(['Nobody queued me; the reconciler does.']);
+    const stored = await uploadDocument(
+      t.app.deps.em.fork(),
+      { projectId, category: 'features-finishes', name: 'orphan.pdf', content: pdf },
+      200_000,
+    );
+    expect(await t.app.deps.ingestion.reconcile()).toBeGreaterThanOrEqual(1);
+    await idle();
+    const { extraction } = await state(String(stored.document.id));
+    expect(extraction).toMatchObject({ id: stored.extractionId, status: 'completed' });
+    // Nothing left without a live job: a second pass queues nothing.
+    expect(await t.app.deps.ingestion.reconcile()).toBe(0);
   });
 
   it('reaches no_text for a scanned (image-only) PDF and failed for corrupt and encrypted ones, and keeps serving', async () => {

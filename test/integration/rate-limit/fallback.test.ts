@@ -48,7 +48,7 @@ describe('rate limiter when its store fails', () => {
     const started = Date.now();
     const limiter = await createRateLimiter(
       { kind: 'redis', url: `redis://127.0.0.1:${await closedPort()}` },
-      { policies, onStoreError: (err) => errors.push(err), storeTimeoutMs: 500 },
+      { policies, onStoreError: (err) => errors.push(err), storeTimeoutMs: 500, circuitThreshold: 3 },
     );
     // Start-up waits for the first connection attempt, never longer than the store timeout.
     expect(Date.now() - started).toBeLessThan(2000);
@@ -64,7 +64,7 @@ describe('rate limiter when its store fails', () => {
     });
     const limiter = await createRateLimiter(
       { kind: 'postgres', pool },
-      { policies, onStoreError: (err) => errors.push(err) },
+      { policies, onStoreError: (err) => errors.push(err), circuitThreshold: 3 },
     );
     await expectFallbackLimits(limiter, errors);
     await limiter.close();
@@ -85,7 +85,8 @@ describe('rate limiter when its store fails', () => {
       const pool = new pg.Pool({ ...createPgConfig(db), max: 1 });
       const limiter = await createRateLimiter(
         { kind: 'postgres', pool },
-        { policies, onStoreError: (e) => errors.push(e) },
+        // The first failure opens the circuit, so the report is the missing table's own error.
+        { policies, onStoreError: (e) => errors.push(e), circuitThreshold: 1 },
       );
       await expectFallbackLimits(limiter, errors);
       expect((errors[0] as { code?: string }).code).toBe('42P01');
@@ -93,13 +94,21 @@ describe('rate limiter when its store fails', () => {
       await pool.end();
     });
 
-    it('treats a slow store as failed, leaves it alone for a while, then goes back to it', async () => {
+    it('decides slow calls in memory, opens the circuit only after failures in a row, and closes it when a probe answers', async () => {
       const pool = new pg.Pool({ ...createPgConfig(db), max: 1 });
       await pool.query(RATE_LIMIT_TABLE_SQL);
       const errors: unknown[] = [];
+      let recovered = 0;
       const limiter = await createRateLimiter(
         { kind: 'postgres', pool },
-        { policies, onStoreError: (e) => errors.push(e), storeTimeoutMs: 200, storeRetryMs: 400 },
+        {
+          policies,
+          onStoreError: (e) => errors.push(e),
+          onStoreRecovered: () => recovered++,
+          storeTimeoutMs: 200,
+          circuitThreshold: 3,
+          probeIntervalMs: 200,
+        },
       );
       const key = randomUUID();
       const stored = async () => {
@@ -112,25 +121,32 @@ describe('rate limiter when its store fails', () => {
 
       // The pool's only connection is busy (as when every connection is in a long transaction).
       const busy = await pool.connect();
-      const started = Date.now();
-      expect(await limiter.consume('building-links', key)).toMatchObject({ allowed: true, remaining: 4 });
-      expect(Date.now() - started).toBeLessThan(1000);
+      // Two slow calls: each decided in memory, the circuit still closed (one slow call is not an outage).
+      for (const remaining of [4, 3]) {
+        expect(await limiter.consume('building-links', key)).toMatchObject({ allowed: true, remaining });
+      }
+      expect(errors).toHaveLength(0);
+      expect(limiter.health()).toEqual({ state: 'ok' });
+      // The third failure in a row opens it: reported once, and the store is no longer waited for.
+      expect(await limiter.consume('building-links', key)).toMatchObject({ allowed: true, remaining: 2 });
       expect(errors).toHaveLength(1);
       expect(String(errors[0])).toMatch(/did not answer within 200 ms/);
-
-      // Within the retry delay the store is not asked again: no new timeout, no new report.
+      expect(limiter.health()).toMatchObject({ state: 'fallback' });
       const quick = Date.now();
-      expect(await limiter.consume('building-links', key)).toMatchObject({ allowed: true, remaining: 3 });
+      expect(await limiter.consume('building-links', key)).toMatchObject({ allowed: true, remaining: 1 });
       expect(Date.now() - quick).toBeLessThan(150);
       expect(errors).toHaveLength(1);
-      busy.release();
 
-      // The timed-out query still ran once the connection was free; the store is the source of truth again.
-      await new Promise((r) => setTimeout(r, 450));
-      const afterRecovery = await limiter.consume('building-links', key);
-      expect(errors).toHaveLength(1);
-      expect(afterRecovery).toMatchObject({ allowed: true, remaining: 3 });
-      expect(await stored()).toBe(2);
+      // The store answers again: a probe closes the circuit and the store is the source of truth again.
+      busy.release();
+      const deadline = Date.now() + 20_000;
+      while (limiter.health().state !== 'ok' && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(limiter.health()).toEqual({ state: 'ok' });
+      expect(recovered).toBe(1);
+      // The three timed-out calls still reached the store once the connection was free.
+      await limiter.consume('building-links', key);
+      expect(await stored()).toBe(4);
       await limiter.close();
       await pool.end();
     });
@@ -142,6 +158,7 @@ describe('rate limiter when its store fails', () => {
       {
         policies,
         storeTimeoutMs: 300,
+        circuitThreshold: 1,
         onStoreError: () => {
           throw new Error('logger down');
         },

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -12,6 +11,7 @@ import {
   createUser,
 } from '../../support/factories.js';
 import { freePort } from '../../support/net.js';
+import { PG_BIN, pgTool, shareWithPostgres, startCluster, stopCluster } from '../../support/postgres-server.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 /**
@@ -22,20 +22,9 @@ import { makePdf, UPLOAD } from '../../support/pdf.js';
  * same search finds it. The shared server is never touched.
  */
 
-const BIN = '/usr/lib/postgresql/15/bin';
-const asRoot = process.getuid?.() === 0;
-
-/** PostgreSQL refuses to run as root: as root, run its tools as the `postgres` user. */
-function pgTool(tool: string, args: string[]): string {
-  const [cmd, argv] = asRoot
-    ? ['runuser', ['-u', 'postgres', '--', join(BIN, tool), ...args]]
-    : [join(BIN, tool), args];
-  return execFileSync(cmd, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
 // Needs the PostgreSQL 15 server binaries (installed with the server, as in CI); without them the
 // test cannot build a replica, so it is skipped rather than faked.
-const maybe = existsSync(join(BIN, 'pg_basebackup')) ? describe : describe.skip;
+const maybe = existsSync(join(PG_BIN, 'pg_basebackup')) ? describe : describe.skip;
 
 maybe('read replicas', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pds-replica-'));
@@ -48,23 +37,8 @@ maybe('read replicas', () => {
   let projectId = 0;
 
   const url = (port: number, db = 'pds') => `postgres://postgres@127.0.0.1:${port}/${db}`;
-  const start = (data: string, port: number) =>
-    pgTool('pg_ctl', [
-      '-D',
-      data,
-      '-l',
-      join(data, 'server.log'),
-      '-w',
-      '-t',
-      '60',
-      '-o',
-      `-p ${port} -k ${dir}`,
-      'start',
-    ]);
-  const stop = (data: string) => {
-    if (existsSync(join(data, 'postmaster.pid')))
-      pgTool('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-  };
+  const start = (data: string, port: number) => startCluster(data, port, dir);
+  const stop = (data: string) => stopCluster(data);
   async function sql<T = Record<string, unknown>>(
     port: number,
     text: string,
@@ -80,8 +54,7 @@ maybe('read replicas', () => {
   }
 
   beforeAll(async () => {
-    chmodSync(dir, 0o777);
-    if (asRoot) execFileSync('chown', ['postgres', dir]);
+    shareWithPostgres(dir);
     primaryPort = await freePort();
     replicaPort = await freePort();
     pgTool('initdb', ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '--no-sync']);
