@@ -30,7 +30,7 @@ if (!config.databaseUrl) {
 
 let app: App | null = null;
 let stopping = false;
-for (let attempt = 0; !app && !stopping; attempt++) {
+for (let attempt = 0; !app; attempt++) {
   try {
     app = await createApp(config, { worker: true });
   } catch (err) {
@@ -46,9 +46,18 @@ const started = app!;
 installProcessGuards({ log: started.server.log, role: 'worker', shutdown: () => started.close() });
 started.server.log.info('extraction worker started');
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) return;
     stopping = true;
     started.server.log.info({ signal }, 'worker stopping');
-    void started.close().then(() => process.exit(0));
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    started
+      .close()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        started.server.log.error({ err }, 'worker shutdown failed');
+        process.exit(1);
+      });
   });
 }

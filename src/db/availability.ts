@@ -30,6 +30,7 @@ const BUSY_CODES = new Set([
   '57014', // query_canceled: statement_timeout, or cancelled because its request ended
   '53300', // too_many_connections
   '55P03', // lock_not_available (lock_timeout)
+  'POOL_ACQUIRE_TIMEOUT', // src/db/pool-watch.ts: no pooled connection free in time
 ]);
 /** node-postgres and pg-pool report these without a code. */
 const UNAVAILABLE_MESSAGES = [

@@ -22,7 +22,18 @@ export function shareWithPostgres(dir: string): void {
 
 /** Starts the cluster in `data` on `port`, its socket in `socketDir`; waits until it accepts connections. */
 export function startCluster(data: string, port: number, socketDir: string): void {
-  pgTool('pg_ctl', ['-D', data, '-l', join(data, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -k ${socketDir}`, 'start']);
+  pgTool('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    join(data, 'server.log'),
+    '-w',
+    '-t',
+    '60',
+    '-o',
+    `-p ${port} -k ${socketDir}`,
+    'start',
+  ]);
 }
 
 /** Stops the cluster if it runs: `fast` (sessions get admin_shutdown) or `immediate` (as a crash). */

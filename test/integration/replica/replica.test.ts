@@ -11,7 +11,13 @@ import {
   createUser,
 } from '../../support/factories.js';
 import { freePort } from '../../support/net.js';
-import { PG_BIN, pgTool, shareWithPostgres, startCluster, stopCluster } from '../../support/postgres-server.js';
+import {
+  PG_BIN,
+  pgTool,
+  shareWithPostgres,
+  startCluster,
+  stopCluster,
+} from '../../support/postgres-server.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 /**
