@@ -42,7 +42,7 @@ for (let attempt = 0; !app; attempt++) {
     await new Promise((r) => setTimeout(r, waitMs));
   }
 }
-const started = app!;
+const started = app;
 installProcessGuards({ log: started.server.log, role: 'worker', shutdown: () => started.close() });
 started.server.log.info('extraction worker started');
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
