@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type AppConfig } from './config.js';
 import { generateSecret } from './auth/secret.js';
-import { installProcessGuards } from './process-guard.js';
+import { installProcessGuards, stopOnSignals } from './process-guard.js';
 import { startBanner } from './demo/banner.js';
 import { seedDemo, seedDemoDocuments, type DemoCredentials } from './demo/seed.js';
 import { DocumentSchema, ExtractionSchema } from './entities/index.js';
@@ -79,20 +79,4 @@ async function reportDocuments(ms: number | null): Promise<void> {
   }
 }
 
-let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    app.server.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
-    force.unref();
-    app
-      .close()
-      .then(() => process.exit(0))
-      .catch((err: unknown) => {
-        app.server.log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      });
-  });
-}
+stopOnSignals(app.server.log, () => app.close());

@@ -24,7 +24,13 @@ export interface ProcessGuardOptions {
   exit?: (code: number) => void;
 }
 
-export function installProcessGuards(opts: ProcessGuardOptions): () => void {
+export interface ProcessGuards {
+  onRejection: (reason: unknown) => void;
+  onException: (err: Error, origin: string) => void;
+}
+
+/** The two handlers, not yet installed (tests call them directly). */
+export function createProcessGuards(opts: ProcessGuardOptions): ProcessGuards {
   const exit = opts.exit ?? ((code: number) => process.exit(code));
   let exiting = false;
   const onRejection = (reason: unknown) => {
@@ -50,10 +56,42 @@ export function installProcessGuards(opts: ProcessGuardOptions): () => void {
         exit(1);
       });
   };
+  return { onRejection, onException };
+}
+
+/** Installs the handlers on this process; returns their removal. */
+export function installProcessGuards(opts: ProcessGuardOptions): () => void {
+  const { onRejection, onException } = createProcessGuards(opts);
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);
   return () => {
     process.off('unhandledRejection', onRejection);
     process.off('uncaughtException', onException);
   };
+}
+
+/**
+ * SIGTERM and SIGINT stop the process once: close (in-flight work finishes, pools close), then exit
+ * 0, or 1 when closing fails or takes longer than 15 s. Repeated signals are ignored.
+ */
+export function stopOnSignals(
+  log: GuardLog & { info(obj: object, msg: string): void },
+  close: () => Promise<void>,
+): void {
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'shutting down');
+      const force = setTimeout(() => process.exit(1), 15_000);
+      force.unref();
+      close()
+        .then(() => process.exit(0))
+        .catch((err: unknown) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        });
+    });
+  }
 }

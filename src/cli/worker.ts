@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createApp, type App } from '../app.js';
 import { classifyDbError } from '../db/availability.js';
 import { backoffMs } from '../ingestion/queue.js';
-import { installProcessGuards } from '../process-guard.js';
+import { installProcessGuards, stopOnSignals } from '../process-guard.js';
 
 /**
  * `npm run worker`: an extraction worker without the HTTP API. Any number of these can share the
@@ -29,7 +29,6 @@ if (!config.databaseUrl) {
 }
 
 let app: App | null = null;
-let stopping = false;
 for (let attempt = 0; !app; attempt++) {
   try {
     app = await createApp(config, { worker: true });
@@ -45,19 +44,4 @@ for (let attempt = 0; !app; attempt++) {
 const started = app;
 installProcessGuards({ log: started.server.log, role: 'worker', shutdown: () => started.close() });
 started.server.log.info('extraction worker started');
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    started.server.log.info({ signal }, 'worker stopping');
-    const force = setTimeout(() => process.exit(1), 15_000);
-    force.unref();
-    started
-      .close()
-      .then(() => process.exit(0))
-      .catch((err: unknown) => {
-        started.server.log.error({ err }, 'worker shutdown failed');
-        process.exit(1);
-      });
-  });
-}
+stopOnSignals(started.server.log, () => started.close());

@@ -86,8 +86,8 @@ export function watchPool(pool: pg.Pool, opts: PoolWatchOptions): void {
 
   pool.on('error', (err) => availability.noteFailure(err));
 
-  function watchClient(client: pg.PoolClient): Promise<unknown> | null {
-    if (watched.has(client)) return null;
+  function watchClient(client: pg.PoolClient): void {
+    if (watched.has(client)) return;
     watched.add(client);
     const query = (client as unknown as { query: QueryFn }).query;
     (client as unknown as { query: QueryFn }).query = function (first, second, third) {
@@ -107,8 +107,9 @@ export function watchPool(pool: pg.Pool, opts: PoolWatchOptions): void {
         if (second !== undefined) config.values = second;
         if (typeof third === 'function') callback = third as Callback;
       }
-      if (queryTimeoutMs && config.query_timeout === undefined) config.query_timeout = queryTimeoutMs;
       const signal = workScope.getStore();
+      if (signal && queryTimeoutMs && config.query_timeout === undefined)
+        config.query_timeout = queryTimeoutMs;
       let settled = false;
       const onAbort = () => {
         if (!settled) sendCancel(client);
@@ -139,11 +140,18 @@ export function watchPool(pool: pg.Pool, opts: PoolWatchOptions): void {
         },
       );
     };
-    if (!statementTimeoutMs) return null;
-    return (client.query as unknown as QueryFn).call(
-      client,
-      `set statement_timeout = ${Math.floor(statementTimeoutMs)}`,
-    ) as Promise<unknown>;
+  }
+
+  /**
+   * Requests' statements are bounded; background work (jobs, reconciliation, the limiter's sweep,
+   * migrations) is not: a connection gets the bound its user needs, set only when it changes.
+   */
+  const boundOf = new WeakMap<pg.PoolClient, number>();
+  async function applyStatementTimeout(client: pg.PoolClient): Promise<void> {
+    const wanted = workScope.getStore() ? statementTimeoutMs : 0;
+    if ((boundOf.get(client) ?? 0) === wanted) return;
+    await client.query(`set statement_timeout = ${Math.floor(wanted)}`);
+    boundOf.set(client, wanted);
   }
 
   function guardRelease(client: pg.PoolClient): void {
@@ -177,8 +185,9 @@ export function watchPool(pool: pg.Pool, opts: PoolWatchOptions): void {
       clearTimeout(timer);
     }
     guardRelease(client);
+    watchClient(client);
     try {
-      await watchClient(client);
+      await applyStatementTimeout(client);
     } catch (err) {
       client.release(err instanceof Error ? err : new Error(String(err)));
       throw err;
