@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requireOperator } from '../../src/auth/entitlements.js';
 import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
 import { AppError } from '../../src/errors/catalogue.js';
+import { unavailableError } from '../../src/db/availability.js';
 import { uploadAndQueue } from '../../src/ingestion/ingest.service.js';
 import { sendRestError } from './rest.plugin.js';
 
@@ -49,6 +50,9 @@ export async function registerUploadRoutes(app: FastifyInstance, deps: AppDeps):
       }
       if (err.statusCode && err.statusCode < 500)
         return reply.code(err.statusCode).send({ message: err.message });
+      // The database or the queue could not answer (the stored document is queued by the reconciler).
+      const unavailable = unavailableError(err, deps.config.overload.retryAfterSeconds);
+      if (unavailable) return sendRestError(reply, unavailable);
       deps.log.error({ err, requestId: request.id }, 'upload failed');
       return sendRestError(reply, new AppError('INTERNAL'));
     });
