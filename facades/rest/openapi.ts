@@ -44,6 +44,12 @@ function errors(scope: string) {
         'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' },
       },
     },
+    '503': {
+      description:
+        'The service cannot answer now (database unavailable, server busy or overloaded, request deadline passed): retry after Retry-After seconds',
+      headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } },
+      content: json(MessageSchema),
+    },
   };
 }
 
