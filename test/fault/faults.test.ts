@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
 import { freePort } from '../support/net.js';
 import { makePdf, UPLOAD } from '../support/pdf.js';
 import {
@@ -306,17 +308,22 @@ maybe(`faults (${reason ?? 'private PostgreSQL and Redis'})`, () => {
     expect(service.exit).toBeNull();
   }, 300_000);
 
-  it('a service killed (-9) mid-extraction: `npm run worker` retries the job within the expiry, no duplicate chunks', async () => {
+  /**
+   * Uploads a 120-page PDF through `api`, kills `victim` (-9) as soon as its job is claimed (the
+   * extraction is still running), starts a `npm run worker` in its place and measures until the
+   * extraction completes; then checks the chunks (one extraction, no duplicates).
+   */
+  async function killMidJob(label: string, apiUrl: string, victim: ServiceProcess) {
     const pages = Array.from({ length: 120 }, (_, i) =>
-      `Page ${i + 1}. Kitchen: 30" gas range, quartz counter-tops, 9' ceilings. `.repeat(12),
+      `${label} page ${i + 1}. Kitchen: 30" gas range, quartz counter-tops, 9' ceilings. `.repeat(12),
     );
     const pdf = await makePdf(pages);
     const projectId = (globalThis as { faultProjectId?: number }).faultProjectId!;
-    const uploaded = await operator(service.url, OPERATOR, UPLOAD, {
+    const uploaded = await operator(apiUrl, OPERATOR, UPLOAD, {
       input: {
         projectId,
         category: 'features-finishes',
-        name: 'big.pdf',
+        name: `${label}.pdf`,
         contentBase64: pdf.toString('base64'),
       },
     });
@@ -325,11 +332,10 @@ maybe(`faults (${reason ?? 'private PostgreSQL and Redis'})`, () => {
     const status = async () =>
       (await db.query<{ status: string }>('select status from extraction where id = $1', [extractionId]))[0]
         .status;
-    // Kill as soon as the job is claimed: the extraction of 120 pages is still running.
     const started = Date.now();
     while ((await status()) === 'pending' && Date.now() - started < 60_000) await sleepMs(10);
     expect(await status()).toBe('processing');
-    await service.kill('SIGKILL');
+    await victim.kill('SIGKILL');
     const killedAt = Date.now();
 
     const worker = new ServiceProcess('src/cli/worker.js', { ...env(0), PORT: '0' });
@@ -339,9 +345,8 @@ maybe(`faults (${reason ?? 'private PostgreSQL and Redis'})`, () => {
       await worker.stop();
     }
     const stuckMs = Date.now() - killedAt;
-    figures['kill -9 mid-extraction: job completed after'] =
-      `${stuckMs} ms (heartbeat 20 s, supervision every 10 s)`;
-    expect(worker.exit?.signal ?? null).toBeNull();
+    figures[`${label}: job completed after`] = `${stuckMs} ms (heartbeat 20 s, supervision every 10 s)`;
+    expect(worker.exit).toEqual({ code: 0, signal: null });
     expect(stuckMs).toBeLessThan(90_000);
     const [chunks] = await db.query<{ n: number; distinct_n: number; extractions: number }>(
       'select count(*)::int as n, count(distinct chunk_index)::int as distinct_n, count(distinct extraction_id)::int as extractions from chunk where document_id = $1',
@@ -350,5 +355,30 @@ maybe(`faults (${reason ?? 'private PostgreSQL and Redis'})`, () => {
     expect(chunks.n).toBeGreaterThan(0);
     expect(chunks.distinct_n).toBe(chunks.n);
     expect(chunks.extractions).toBe(1);
+  }
+
+  it('the service (`npm start`, worker in process) killed -9 mid-extraction: a `npm run worker` retries the job, no duplicate chunks', async () => {
+    await killMidJob('service kill -9', service.url, service);
+  }, 400_000);
+
+  it('a `npm run worker` killed -9 mid-extraction: another one retries the job, no duplicate chunks', async () => {
+    // An API node without extraction (as behind a load balancer with separate workers), in this process.
+    const apiPort = await freePort();
+    const api = await createApp(loadConfig({ ...env(apiPort), LOG_LEVEL: 'silent' }), {
+      logger: false,
+      worker: false,
+    });
+    await api.server.listen({ host: '127.0.0.1', port: apiPort });
+    const victim = new ServiceProcess('src/cli/worker.js', { ...env(0), PORT: '0' });
+    try {
+      await victim.waitFor(
+        () => victim.logged(/^extraction worker started/).length > 0,
+        'the worker to start',
+      );
+      await killMidJob('worker kill -9', `http://127.0.0.1:${apiPort}`, victim);
+    } finally {
+      await victim.stop();
+      await api.close();
+    }
   }, 400_000);
 });
