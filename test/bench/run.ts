@@ -10,6 +10,7 @@ import { createContext } from '../../src/context/context.js';
 import { seedDemo } from '../../src/demo/seed.js';
 import { createFreshDatabase, type FreshDatabase } from '../support/database.js';
 import { autocannon, bareRoute, ServerTimings, type LoadFigure, type LoadRequest } from './http.bench.js';
+import { runFloodBench, type FloodFigure } from './flood.bench.js';
 import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
 import { runSearchBench, type SearchBenchResult } from './search.bench.js';
 import { closedLoop, latency, ratio, type Latency } from './stats.js';
@@ -21,16 +22,21 @@ import { closedLoop, latency, ratio, type Latency } from './stats.js';
  * database is created for the run and dropped after. Never gates CI.
  *
  *   npm run bench -- [--only ingest,search,mcp,rest,memory] [--chunks 1000000] [--iterations 200] [--seconds 10]
- *                    [--memory-minutes 10]
+ *                    [--memory-minutes 10] [--flood-chunks 200000] [--flood-seconds 20]
  *
  * `memory` (not in the default set: it takes --memory-minutes) drives a mixed load (Floor Plan
  * Match, Building Link, MCP search) against the server and samples its RSS once a minute.
+ * `flood` (issue 12, not in the default set either) runs with the real rate limits and an
+ * ingestion worker: one token floods common-term searches inside its limits while a second
+ * client makes ordinary calls, then two decompression bombs at once and a 5 MB-text PDF.
  */
 
 const { values: flags } = parseArgs({
   options: {
     only: { type: 'string', default: 'ingest,search,mcp,rest' },
     'memory-minutes': { type: 'string', default: '10' },
+    'flood-chunks': { type: 'string', default: '200000' },
+    'flood-seconds': { type: 'string', default: '20' },
     chunks: { type: 'string', default: '1000000' },
     iterations: { type: 'string', default: '200' },
     seconds: { type: 'string', default: '10' },
@@ -110,6 +116,28 @@ interface Report {
     connections: number;
   };
   memory?: MemoryFigure;
+  flood?: FloodFigure;
+}
+
+function benchConfig(databaseUrl: string, env: Record<string, string> = {}) {
+  return loadConfig({
+    ...env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl,
+    PDS_ADMIN_TOKEN: ADMIN_TOKEN,
+    RATE_LIMIT_STORE: 'memory',
+    DEMO_SEED: 'off',
+    HOST: '127.0.0.1',
+    PORT: '0',
+  });
+}
+
+async function listenLocal(app: App): Promise<string> {
+  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.server.address();
+  if (!address || typeof address === 'string') throw new Error('the bench server is not listening on TCP');
+  return `http://127.0.0.1:${address.port}`;
 }
 
 async function main(): Promise<void> {
@@ -129,26 +157,16 @@ async function main(): Promise<void> {
 
   if (only.has('search') || only.has('mcp') || only.has('rest') || only.has('memory')) {
     const db = await freshDatabase();
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: db.url,
-      PDS_ADMIN_TOKEN: ADMIN_TOKEN,
-      RATE_LIMIT_STORE: 'memory',
-      DEMO_SEED: 'off',
-      HOST: '127.0.0.1',
-      PORT: '0',
-    });
-    const app = await createApp(config, { logger: false, policies: UNLIMITED, worker: false });
+    const app = await createApp(
+      // Measures work, not refusals: no rate limit and no cap on searches in flight.
+      benchConfig(db.url, { SEARCHES_IN_FLIGHT_PER_CREDENTIAL: '0' }),
+      { logger: false, policies: UNLIMITED, worker: false },
+    );
     const timings = new ServerTimings(app.server);
     const setBare = bareRoute(app.server, '/bench/bare');
     try {
       const demo = await seedDemo(app);
-      await app.server.listen({ host: '127.0.0.1', port: 0 });
-      const address = app.server.server.address();
-      if (!address || typeof address === 'string')
-        throw new Error('the bench server is not listening on TCP');
-      const baseUrl = `http://127.0.0.1:${address.port}`;
+      const baseUrl = await listenLocal(app);
       const pro = demo.teams.find((t) => t.plan === 'pro')!;
       const search = await runSearchBench({
         app,
@@ -179,6 +197,39 @@ async function main(): Promise<void> {
         ]);
         log(`  memory: ${JSON.stringify(report.memory)}`);
       }
+    } finally {
+      await app.close();
+      await db.drop();
+    }
+  }
+
+  if (only.has('flood')) {
+    const db = await freshDatabase();
+    // The real limits (the flood stays inside them) and an extraction worker in this process.
+    const app = await createApp(benchConfig(db.url), { logger: false });
+    try {
+      const demo = await seedDemo(app);
+      const baseUrl = await listenLocal(app);
+      const [row] = await app.db.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ building_id: number; project_id: number }[]>(
+          'select id as building_id, project_id from building order by id limit 1',
+        );
+      report.flood = await runFloodBench({
+        app,
+        baseUrl,
+        databaseUrl: db.url,
+        operatorToken: ADMIN_TOKEN,
+        flooderToken: demo.teams.find((t) => t.plan === 'pro')!.mcpToken,
+        secondApiKey: demo.teams.find((t) => t.plan === 'elite')!.apiKey!,
+        buildingId: row.building_id,
+        projectId: row.project_id,
+        chunks: Number(flags['flood-chunks']),
+        seconds: Number(flags['flood-seconds']),
+        log,
+      });
+      log(`  flood: ${JSON.stringify(report.flood)}`);
     } finally {
       await app.close();
       await db.drop();
@@ -479,6 +530,25 @@ function formatReport(r: Report): string {
     lines.push(
       `## Memory (${m.minutes} minutes of mixed load: Floor Plan Match, Building Link, MCP search; ${m.requests} requests)`,
       `RSS after the first minute ${m.afterFirstMinuteMB} MB, at the end ${m.atEndMB} MB: ×${m.growth} (per minute: ${m.rssMB.join(', ')} MB). Goal: ${m.goal}`,
+      '',
+    );
+  }
+  if (r.flood) {
+    const f = r.flood;
+    lines.push(
+      `## One client inside its limits (issue 12): ${f.chunks.toLocaleString('en')} chunks, "${f.term}" in ${f.termChunks.toLocaleString('en')} of them, ${f.seconds} s per phase`,
+      `Load average before ${f.loadAverage.before.join(' / ')}, after ${f.loadAverage.after.join(' / ')} (${r.cpus} CPUs).`,
+      `Flood: ${f.flood.sent} common-term searches from one token (${f.flood.perSecond}/s, MCP + GraphQL), answers ${JSON.stringify(f.flood.answered)}; an ordinary call was quick again ${f.flood.drainSeconds} s after the flood's last answer.`,
+      '| second client (Building Link) | calls | p50 ms | p99 ms | max ms |',
+      '|---|---|---|---|---|',
+      `| alone | ${f.second.alone.calls} | ${f.second.alone.p50} | ${f.second.alone.p99} | ${f.second.alone.max} |`,
+      `| during the flood | ${f.second.duringFlood.calls} | ${f.second.duringFlood.p50} | ${f.second.duringFlood.p99} | ${f.second.duringFlood.max} |`,
+      `p99 during/alone ×${f.second.p99Ratio} (answers during the flood ${JSON.stringify(f.second.statusesDuringFlood)}).`,
+      `RSS: baseline ${f.rssMB.baseline} MB; peak during the flood ${f.rssMB.peakFlood} MB (+${f.rssMB.overBaselineFlood}), through two bombs at once ${f.rssMB.peakBombs} MB (+${f.rssMB.overBaselineBombs}), during the 5 MB-text PDF ${f.rssMB.peakTextPdf} MB.`,
+      `Bombs: ${f.bombs.statuses.join(', ')} (${f.bombs.errors.join('; ')}).`,
+      `5 MB-text PDF: ${f.textPdf.status}, ${f.textPdf.chars.toLocaleString('en')} characters, ${f.textPdf.chunks} chunks in ${f.textPdf.seconds} s; event-loop max stall ${f.textPdf.maxStallMs} ms (of which this process on the CPU: ${f.textPdf.ownMaxStallMs} ms).`,
+      `HTTP 500s: ${f.http500s}; all answers by status ${JSON.stringify(f.statuses)}.`,
+      ...f.goals.map((g) => `Goal: ${g}`),
       '',
     );
   }

@@ -1,0 +1,340 @@
+import { loadavg } from 'node:os';
+import pg from 'pg';
+import type { App } from '../../src/app.js';
+import { stallMonitor } from '../support/event-loop.js';
+import { flateBombPdf, textHeavyPdf } from '../support/hostile-pdf.js';
+import { ratio } from './stats.js';
+import { layoutFor, loadSyntheticChunks } from './synthetic-chunks.js';
+
+/**
+ * Issue 12: one client inside its limits cannot take the node down. A flood of common-term
+ * searches from ONE token, each transport at its own rate limit's pace (MCP 300/min, GraphQL
+ * 600/min), fired on schedule whether or not earlier answers came back (as a careless client
+ * would), while a second client (another credential) makes ordinary calls; then two
+ * decompression bombs at once, then a PDF with 5 MB of text. The load clients run in this process
+ * (their RSS is counted with the server's: the figure is an upper bound).
+ */
+
+export interface FloodFigure {
+  chunks: number;
+  term: string;
+  termChunks: number;
+  seconds: number;
+  loadAverage: { before: number[]; after: number[] };
+  second: { alone: Tail; duringFlood: Tail; statusesDuringFlood: Record<string, number>; p99Ratio: number };
+  flood: { sent: number; answered: Record<string, number>; perSecond: number; drainSeconds: number };
+  rssMB: {
+    baseline: number;
+    peakFlood: number;
+    peakBombs: number;
+    peakTextPdf: number;
+    overBaselineFlood: number;
+    overBaselineBombs: number;
+  };
+  bombs: { statuses: string[]; errors: (string | null)[] };
+  textPdf: {
+    status: string;
+    chars: number;
+    chunks: number;
+    seconds: number;
+    maxStallMs: number;
+    ownMaxStallMs: number;
+  };
+  /** Every answer of the run by HTTP status (0: no answer); 503 is load shedding or a deadline. */
+  statuses: Record<string, number>;
+  http500s: number;
+  goals: string[];
+}
+
+interface Call {
+  path: string;
+  method: 'GET' | 'POST' | 'PUT';
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+/** Samples RSS every 100 ms until stopped; returns the peak in MB. */
+function rssSampler(): { stop: () => number } {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.round(Math.max(peak, process.memoryUsage.rss()) / 1024 / 1024);
+    },
+  };
+}
+
+interface Tail {
+  calls: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+function tail(samples: number[]): Tail {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) =>
+    Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] * 10) / 10;
+  return { calls: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1) };
+}
+
+const mb = () => Math.round(process.memoryUsage.rss() / 1024 / 1024);
+
+export async function runFloodBench(opts: {
+  app: App;
+  baseUrl: string;
+  databaseUrl: string;
+  operatorToken: string;
+  flooderToken: string;
+  secondApiKey: string;
+  buildingId: number;
+  projectId: number;
+  chunks: number;
+  seconds: number;
+  log: (line: string) => void;
+}): Promise<FloodFigure> {
+  const { app, baseUrl, log } = opts;
+  const statuses = new Map<number, number>();
+  const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+
+  async function send(call: Call): Promise<{ status: number; ms: number; json: any }> {
+    const t0 = performance.now();
+    try {
+      const res = await fetch(baseUrl + call.path, {
+        method: call.method,
+        headers: call.headers,
+        body: call.body,
+      });
+      const text = await res.text();
+      count(res.status);
+      let json: unknown = null;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = null;
+      }
+      return { status: res.status, ms: performance.now() - t0, json };
+    } catch {
+      count(0);
+      return { status: 0, ms: performance.now() - t0, json: null };
+    }
+  }
+
+  /** Fires `call` `perSecond` times a second for `ms`, never waiting for answers; resolves when all are in. */
+  async function paced(
+    call: () => Call,
+    perSecond: number,
+    ms: number,
+  ): Promise<{ status: number; ms: number }[]> {
+    const pending: Promise<{ status: number; ms: number }>[] = [];
+    const started = performance.now();
+    for (let i = 0; performance.now() - started < ms; i++) {
+      pending.push(send(call()));
+      const next = started + ((i + 1) * 1000) / perSecond;
+      await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+    }
+    return Promise.all(pending);
+  }
+
+  log(`  flood: loading ${opts.chunks.toLocaleString('en')} synthetic chunks`);
+  const client = new pg.Client({ connectionString: opts.databaseUrl });
+  await client.connect();
+  try {
+    await loadSyntheticChunks(client, layoutFor(opts.chunks));
+  } finally {
+    await client.end();
+  }
+
+  const term = 'kitchen';
+  const mcpSearch = (): Call => ({
+    path: '/mcp',
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${opts.flooderToken}`,
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'search-document-text', arguments: { query: term, limit: 25 } },
+    }),
+  });
+  const gqlSearch = (): Call => ({
+    path: '/graphql',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.flooderToken}` },
+    body: JSON.stringify({
+      query: `query($q: String!) { searchDocumentText(query: $q, limit: 25) { meta { totalChunksMatched } data { chunkId excerpt } } }`,
+      variables: { q: term },
+    }),
+  });
+  // The second client's ordinary call: a Building Link lookup (another team's API key), paced
+  // under its 120/min limit.
+  const ordinary = (): Call => ({
+    path: `/api/v1/building-links/${opts.buildingId}`,
+    method: 'GET',
+    headers: { authorization: `Bearer ${opts.secondApiKey}` },
+  });
+  const probe = await send(mcpSearch());
+  const gqlProbe = await send(gqlSearch());
+  const ordinaryProbe = await send(ordinary());
+  if (probe.status !== 200 || gqlProbe.status !== 200 || ordinaryProbe.status !== 200) {
+    throw new Error(
+      `flood probes: mcp ${probe.status}, graphql ${gqlProbe.status}, building link ${ordinaryProbe.status}`,
+    );
+  }
+  log(
+    `  flood: probes answered (GraphQL search of "${term}": ${JSON.stringify(gqlProbe.json?.data?.searchDocumentText?.meta)})`,
+  );
+
+  const ms = opts.seconds * 1000;
+  const secondRate = 1.8;
+  const loadBefore = loadavg().map((l) => Math.round(l * 100) / 100);
+
+  log(`  flood: second client alone, ${opts.seconds} s`);
+  const alone = await paced(ordinary, secondRate, ms);
+  global.gc?.();
+  const baseline = mb();
+
+  log(
+    `  flood: one token flooding "${term}" (MCP 4.5/s + GraphQL 9/s) with the second client, ${opts.seconds} s`,
+  );
+  const floodRss = rssSampler();
+  const floodStarted = performance.now();
+  const [mcpFlood, gqlFlood, during] = await Promise.all([
+    paced(mcpSearch, 4.5, ms),
+    paced(gqlSearch, 9, ms),
+    paced(ordinary, secondRate, ms),
+  ]);
+  const floodSeconds = (performance.now() - floodStarted) / 1000;
+  const peakFlood = floodRss.stop();
+  const answered: Record<string, number> = {};
+  for (const r of [...mcpFlood, ...gqlFlood]) answered[r.status] = (answered[r.status] ?? 0) + 1;
+
+  // The flood's last answers are in; what it queued in the database may still be running. The
+  // next phases measure ingestion, not the flood's tail: wait until an ordinary call is quick again.
+  const drainStarted = performance.now();
+  while (performance.now() - drainStarted < 120_000) {
+    const r = await send(ordinary());
+    if (r.status === 200 && r.ms < 500) break;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  const drainSeconds = Math.round((performance.now() - drainStarted) / 100) / 10;
+  log(`  flood: server quiet again after ${drainSeconds} s`);
+
+  /** The operator's client honours 503 + Retry-After, as a well-behaved client does (for 2 minutes at most). */
+  async function sendRetrying(call: Call): Promise<{ status: number; ms: number; json: any }> {
+    const started = performance.now();
+    for (;;) {
+      const r = await send(call);
+      if (r.status !== 503 || performance.now() - started > 120_000) return r;
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  }
+
+  log('  flood: two decompression bombs at once');
+  const upload = (pdf: Uint8Array, name: string): Call => ({
+    path: `/admin/projects/${opts.projectId}/documents?category=brochure&name=${name}`,
+    method: 'PUT',
+    headers: { 'content-type': 'application/pdf', authorization: `Bearer ${opts.operatorToken}` },
+    body: pdf,
+  });
+  const bombRss = rssSampler();
+  const bombUploads = await Promise.all([
+    sendRetrying(upload(flateBombPdf(4 * 1024 ** 3), 'bomb-1.pdf')),
+    sendRetrying(upload(flateBombPdf(5 * 1024 ** 3), 'bomb-2.pdf')),
+  ]);
+  await app.deps.ingestion.queue.idle();
+  const peakBombs = bombRss.stop();
+  const bombRows = await Promise.all(
+    bombUploads.map(async (u) => {
+      const id = (u.json as { extractionId?: number } | null)?.extractionId;
+      if (!id) return { status: `upload ${u.status}`, error: JSON.stringify(u.json) };
+      const [row] = await app.db.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ status: string; error: string | null }[]>(
+          'select status, error from extraction where id = ?',
+          [id],
+        );
+      return row;
+    }),
+  );
+
+  log('  flood: a PDF with 5 MB of text');
+  const pdf = textHeavyPdf(5_000_000);
+  const stalls = stallMonitor();
+  const textRss = rssSampler();
+  const textStarted = performance.now();
+  const textUpload = await sendRetrying(upload(pdf, 'five-mb-text.pdf'));
+  await app.deps.ingestion.queue.idle();
+  const stalled = stalls.stop();
+  const peakTextPdf = textRss.stop();
+  const textId = (textUpload.json as { extractionId?: number } | null)?.extractionId ?? 0;
+  const [textRow] = await app.db.orm.em
+    .fork()
+    .getConnection()
+    .execute<{ status: string; raw_text_length: number; chunks: number }[]>(
+      `select e.status, e.raw_text_length, (select count(*)::int from chunk c where c.extraction_id = e.id) as chunks
+         from extraction e where e.id = ?`,
+      [textId],
+    );
+
+  const aloneLatency = tail(alone.map((r) => r.ms));
+  const duringLatency = tail(during.map((r) => r.ms));
+  const statusesDuringFlood: Record<string, number> = {};
+  for (const r of during) statusesDuringFlood[r.status] = (statusesDuringFlood[r.status] ?? 0) + 1;
+  return {
+    chunks: opts.chunks,
+    term,
+    termChunks:
+      (gqlProbe.json as { data?: { searchDocumentText?: { meta?: { totalChunksMatched?: number } } } })?.data
+        ?.searchDocumentText?.meta?.totalChunksMatched ?? 0,
+    seconds: opts.seconds,
+    loadAverage: { before: loadBefore, after: loadavg().map((l) => Math.round(l * 100) / 100) },
+    second: {
+      alone: aloneLatency,
+      duringFlood: duringLatency,
+      statusesDuringFlood,
+      p99Ratio: ratio(duringLatency.p99, aloneLatency.p99),
+    },
+    flood: {
+      sent: mcpFlood.length + gqlFlood.length,
+      answered,
+      perSecond: Math.round(((mcpFlood.length + gqlFlood.length) / floodSeconds) * 10) / 10,
+      drainSeconds,
+    },
+    rssMB: {
+      baseline,
+      peakFlood,
+      peakBombs,
+      peakTextPdf,
+      overBaselineFlood: peakFlood - baseline,
+      overBaselineBombs: peakBombs - baseline,
+    },
+    bombs: {
+      statuses: bombRows.map((r) => r?.status ?? 'missing'),
+      errors: bombRows.map((r) => r?.error ?? null),
+    },
+    textPdf: {
+      status: textRow?.status ?? `upload ${textUpload.status}`,
+      chars: textRow?.raw_text_length ?? 0,
+      chunks: textRow?.chunks ?? 0,
+      seconds: Math.round((performance.now() - textStarted) / 100) / 10,
+      maxStallMs: stalled.wallMs,
+      ownMaxStallMs: stalled.ownMs,
+    },
+    statuses: Object.fromEntries([...statuses.entries()].sort(([a], [b]) => a - b)),
+    http500s: statuses.get(500) ?? 0,
+    goals: [
+      "second client's p99 during the flood ≤ 3× its p99 alone",
+      'RSS ≤ baseline + 300 MB through the flood and through two decompression bombs at once',
+      'no event-loop stall over 200 ms while a 5 MB-text PDF is ingested',
+      '0 HTTP 500s',
+    ],
+  };
+}
