@@ -60,6 +60,7 @@ const EnvSchema = z.object({
   OVERLOAD_MAX_HEAP_BYTES: z.coerce.number().int().min(0).default(0),
   OVERLOAD_MAX_RSS_BYTES: z.coerce.number().int().min(0).default(0),
   OVERLOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
+  SEARCHES_IN_FLIGHT_PER_CREDENTIAL: z.coerce.number().int().min(0).max(1000).default(2),
   EXTRACT_MEMORY_MB: z.coerce
     .number()
     .int()
@@ -130,6 +131,8 @@ export interface AppConfig {
   readonly overload: OverloadConfig;
   readonly extraction: ExtractionConfig;
   readonly pool: DatabasePoolConfig;
+  /** Searches one credential may run at once in one process (0: no cap); see src/context/in-flight.ts. */
+  readonly searchesInFlightPerCredential: number;
 }
 
 export class ConfigError extends Error {
@@ -222,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxRssBytes: e.OVERLOAD_MAX_RSS_BYTES,
       retryAfterSeconds: e.OVERLOAD_RETRY_AFTER_SECONDS,
     }),
+    searchesInFlightPerCredential: e.SEARCHES_IN_FLIGHT_PER_CREDENTIAL,
     extraction: Object.freeze({
       maxMemoryMb: e.EXTRACT_MEMORY_MB,
       timeoutMs: e.EXTRACT_TIMEOUT_MS,

@@ -1,6 +1,7 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
 import { requireDocumentIntelligence } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
+import { boundedPerCredential } from '../context/in-flight.js';
 import * as search from './search.service.js';
 import {
   DocumentContextResult,
@@ -29,13 +30,15 @@ export class SearchResolver {
     limit: number | null,
   ): Promise<SearchDocumentTextResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
-    return search.searchDocumentText(ctx.em, access, {
-      query,
-      projectId,
-      category,
-      includeHistorical,
-      limit,
-    });
+    return boundedPerCredential(ctx, () =>
+      search.searchDocumentText(ctx.em, access, {
+        query,
+        projectId,
+        category,
+        includeHistorical,
+        limit,
+      }),
+    );
   }
 
   @Query(() => FindProjectsMentioningResult, {
@@ -50,7 +53,9 @@ export class SearchResolver {
     limit: number | null,
   ): Promise<FindProjectsMentioningResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
-    return search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit });
+    return boundedPerCredential(ctx, () =>
+      search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit }),
+    );
   }
 
   @Query(() => ProjectDocumentsResult, {
