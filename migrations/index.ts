@@ -3,6 +3,7 @@ import { Migration20261122183000RateLimit } from './Migration20261122183000RateL
 import { Migration20261122190145_oauth } from './Migration20261122190145_oauth.js';
 import { Migration20261123200000ExactSearchVector } from './Migration20261123200000ExactSearchVector.js';
 import { Migration20261123211157_subscription_standing } from './Migration20261123211157_subscription_standing.js';
+import { Migration20261124002000WholeNumbers } from './Migration20261124002000WholeNumbers.js';
 
 // The ordered list of migrations, imported statically so they run the same from source (tests) and from dist.
 export const MIGRATIONS = [
@@ -14,4 +15,5 @@ export const MIGRATIONS = [
     name: 'Migration20261123211157_subscription_standing',
     class: Migration20261123211157_subscription_standing,
   },
+  { name: 'Migration20261124002000WholeNumbers', class: Migration20261124002000WholeNumbers },
 ];

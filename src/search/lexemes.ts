@@ -11,7 +11,8 @@ import { WORD_CHAR } from './normalize.js';
  * runs of anything else (separators). A term occurs at word boundaries exactly when its own chain
  * of tokens occurs as consecutive tokens of the text, with one twist at its ends (below). So:
  *
- * - each word is a lexeme at its own position;
+ * - each word is a lexeme at its own position (a number with a decimal point or a fraction slash,
+ *   `2.5` or `1/2`, is one word);
  * - each separator other than the single space is a lexeme at its own position, so `quartz;
  *   countertops` has a gap that the phrase `quartz <-> countertops` cannot jump, and `walk-in`
  *   matches only `walk <-> - <-> in`;
@@ -28,7 +29,14 @@ import { WORD_CHAR } from './normalize.js';
  */
 
 const WORD_CLASS = WORD_CHAR.source.slice(1, -1);
-const TOKENS = new RegExp(`[${WORD_CLASS}]+|[^${WORD_CLASS}]+`, 'gu');
+/**
+ * A word, where a point or slash between two digits is part of it (`2.5`, `1/2` are one number,
+ * as the post-filter's boundaries say: see `NUMBER_JOINERS`), or a run of anything else.
+ */
+const TOKENS = new RegExp(
+  `[${WORD_CLASS}]+(?:(?<=\\p{N})[./](?=\\p{N})[${WORD_CLASS}]+)*|[^${WORD_CLASS}]+`,
+  'gu',
+);
 const WORD = new RegExp(`^[${WORD_CLASS}]`, 'u');
 const SPACE = ' ';
 

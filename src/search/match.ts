@@ -27,12 +27,32 @@ function codePointBefore(text: string, index: number): number | undefined {
   return low;
 }
 
-/** Whether `term` occurs at `index` of `text` with word boundaries on both sides. */
+/** A point or slash between two digits joins them into one number (`2.5`, `1/2`). */
+const NUMBER_JOINERS = new Set(['.', '/']);
+const isDigit = (ch: string | undefined) => ch !== undefined && /\p{N}/u.test(ch);
+
+/** Whether a match starting at `index` would begin inside a number such as `2.5` (at its `5`). */
+function insideNumberBefore(text: string, index: number): boolean {
+  return NUMBER_JOINERS.has(text[index - 1]) && isDigit(text[index - 2]) && isDigit(text[index]);
+}
+
+/** Whether a match ending at `end` would stop inside a number such as `2.5` (after its `2`). */
+function insideNumberAfter(text: string, end: number): boolean {
+  return NUMBER_JOINERS.has(text[end]) && isDigit(text[end + 1]) && isDigit(text[end - 1]);
+}
+
+/**
+ * Whether `term` occurs at `index` of `text` with word boundaries on both sides. Numbers are whole:
+ * `5` is not in `2.5` and `2` is not in `2.5` or `2/3`.
+ */
 export function matchesAt(text: string, term: string, index: number): boolean {
+  const end = index + term.length;
   return (
     text.startsWith(term, index) &&
     !isWordCodePoint(codePointBefore(text, index)) &&
-    !isWordCodePoint(text.codePointAt(index + term.length))
+    !isWordCodePoint(text.codePointAt(end)) &&
+    !insideNumberBefore(text, index) &&
+    !insideNumberAfter(text, end)
   );
 }
 

@@ -6,7 +6,7 @@ import { repairMojibake } from './mojibake.js';
  * version they were normalized with: bump it whenever the output of `normalize` changes, so the
  * index can be rebuilt instead of silently disagreeing with new queries.
  */
-export const NORMALIZER_VERSION = 1;
+export const NORMALIZER_VERSION = 2;
 
 export interface NormalizedText {
   /** Canonical text: lower-case, single spaces, folded punctuation, canonical units. */
@@ -59,6 +59,8 @@ const PUNCTUATION_FOLDS: Readonly<Record<string, string>> = {
   '\uFE58': '-',
   '\uFE63': '-',
   '\uFF0D': '-',
+  // NFKC writes ½ as 1⁄2 with the fraction slash.
+  '\u2044': '/',
 };
 const PUNCTUATION = new RegExp(`[${Object.keys(PUNCTUATION_FOLDS).join('')}]`, 'gu');
 
@@ -221,16 +223,82 @@ function canonicalizeUnits(source: MappedText): MappedText {
   return replaceMapped(withSquareFeet, DIMENSION_SIGN, () => ' x ');
 }
 
+/** Vulgar fractions as numerator and denominator. */
+const VULGAR_FRACTIONS: Readonly<Record<string, [number, number]>> = {
+  '\u00BD': [1, 2],
+  '\u00BC': [1, 4],
+  '\u00BE': [3, 4],
+  '\u215B': [1, 8],
+  '\u215C': [3, 8],
+  '\u215D': [5, 8],
+  '\u215E': [7, 8],
+  '\u2153': [1, 3],
+  '\u2154': [2, 3],
+};
+const VULGAR = new RegExp(`(\\d*) ?([${Object.keys(VULGAR_FRACTIONS).join('')}])`, 'gu');
+
+/** `2` and `1/2` as one number: a decimal when the fraction has one (halves, quarters, eighths). */
+function mixedNumber(whole: string, numerator: number, denominator: number): string {
+  const exact = denominator === 2 || denominator === 4 || denominator === 8;
+  if (!whole) return `${numerator}/${denominator}`;
+  if (!exact || numerator >= denominator) return `${whole} ${numerator}/${denominator}`;
+  return `${whole}${(numerator / denominator).toString().slice(1)}`;
+}
+
+/**
+ * Vulgar fractions before NFKC, which would write `2½` as `21⁄2`: `2½` is `2.5`, a lone `½` is
+ * `1/2`.
+ */
+function vulgarFractions(source: MappedText): MappedText {
+  return replaceMapped(source, VULGAR, (match) => {
+    const [numerator, denominator] = VULGAR_FRACTIONS[match[2]];
+    return mixedNumber(match[1], numerator, denominator);
+  });
+}
+
+/**
+ * Numbers are whole. Digit groups separated by commas or single spaces (a thin or no-break space
+ * is a space after NFKC) are one number: `1,850`, `1 850` and `1 850` are `1850`, so `850` is
+ * never found inside them. Then a whole number and a fraction, `2 1/2`, are one number: `2.5`
+ * where the fraction has an exact decimal. Runs after whitespace collapse, so normalizing twice
+ * changes nothing: digit groups broken over two lines are one number too.
+ */
+const DIGIT_GROUPS =
+  /(?<![\p{L}\p{M}\p{N}]|\p{N}[.,/])\d{1,3}(?:([, ])\d{3})(?:\1\d{3})*(?![\p{N}]|[.,/]\p{N}|[, ]\d{3}(?!\d))/gu;
+const MIXED_FRACTION = /(?<![\p{L}\p{M}\p{N}]|\p{N}[.,/])(\d+) (\d+)\/(\d+)(?![\p{N}]|[./]\p{N})/gu;
+
+function wholeNumbers(source: MappedText): MappedText {
+  const grouped = replaceMapped(source, DIGIT_GROUPS, (match) => match[0].replace(/[, ]/g, ''));
+  return replaceMapped(grouped, MIXED_FRACTION, (match) =>
+    mixedNumber(match[1], Number(match[2]), Number(match[3])),
+  );
+}
+
+/**
+ * A hyphen between two word characters is a space: `soft-close` is `soft close`, `porte-cochère`
+ * is `porte cochère`, so every hyphen and space spelling of a compound is one phrase. Runs last:
+ * line-end hyphens are resolved first (`joinBreaks` decides on joins by the line break), and a
+ * hyphen that units put next to a word (`30"-30"`) is a space too.
+ */
+const INNER_HYPHEN = /(?<=[\p{L}\p{M}\p{N}])-(?=[\p{L}\p{M}\p{N}])/gu;
+
+function hyphensToSpaces(source: MappedText): MappedText {
+  return replaceMapped(source, INNER_HYPHEN, () => ' ');
+}
+
 export function normalize(raw: string): NormalizedText {
   let current = identityMapped(raw);
   current = repairMojibake(current);
+  current = vulgarFractions(current);
   current = foldPunctuation(current);
   current = nfkc(current);
   current = foldPunctuation(current);
   current = joinBreaks(current);
   current = lowerCase(current);
   current = collapseWhitespace(current);
+  current = wholeNumbers(current);
   current = canonicalizeUnits(current);
+  current = hyphensToSpaces(current);
   return { text: current.text, offsets: [...current.origins] };
 }
 

@@ -1,4 +1,5 @@
-import data from './synonyms.v1.json' with { type: 'json' };
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { matchesAt } from './match.js';
 import { normalizeText, tokenForm } from './normalize.js';
 
@@ -8,7 +9,18 @@ import { normalizeText, tokenForm } from './normalize.js';
  * concrete features (rule 4), so a miss still means "not mentioned".
  */
 
-export const SYNONYMS_VERSION: string = data.version;
+/** The data file sits beside this module in the source tree; compiled code runs from dist/. */
+function sourceDirectory(dirname: string): string {
+  const i = dirname.lastIndexOf('/dist/');
+  return i >= 0 ? dirname.slice(0, i) + dirname.slice(i + '/dist'.length) : dirname;
+}
+
+/** The synonym file as written (read once, at load). */
+export const SYNONYM_DATA = JSON.parse(
+  readFileSync(join(sourceDirectory(import.meta.dirname), 'synonyms.v2.json'), 'utf8'),
+) as { version: string; about: string; groups: SynonymGroupData[] };
+
+export const SYNONYMS_VERSION: string = SYNONYM_DATA.version;
 
 /** Upper bound on searched variants, so one long query cannot fan out into a huge tsquery. */
 export const MAX_EXPANDED_TERMS = 32;
@@ -47,7 +59,7 @@ function loadGroups(groups: readonly SynonymGroupData[]): SynonymGroup[] {
   });
 }
 
-export const SYNONYM_GROUPS: readonly SynonymGroup[] = loadGroups(data.groups);
+export const SYNONYM_GROUPS: readonly SynonymGroup[] = loadGroups(SYNONYM_DATA.groups);
 
 /** Every group form, longest first, so the longest form wins where forms overlap in a query. */
 const FORMS = SYNONYM_GROUPS.flatMap((group) => group.terms.map((term) => ({ term, group }))).sort(

@@ -5,12 +5,12 @@ import { normalizeText } from '../../search/normalize.js';
 export type Measure = (text: string) => number;
 
 /**
- * Whether the normalizer keeps a line-end hyphen after this word (`walk-` + `in` stays
- * "walk-in"). Breaking a plain word there would print a different word, so the typesetter does
+ * Whether the normalizer keeps a line-end hyphen after this word as a word break (`walk-` + `in`
+ * is "walk in"), instead of joining the two lines into one word. Breaking a plain word there would print a different word, so the typesetter does
  * not; asking the normalizer keeps the two in step.
  */
 function keepsHyphen(head: string): boolean {
-  return normalizeText(`${head}-\nxyz`).includes('-');
+  return !normalizeText(`${head}-\nxyz`).includes(`${head.toLowerCase()}xyz`);
 }
 
 /** The widest `head-` of `word` that still fits after `line`, cut between two lower-case letters. */

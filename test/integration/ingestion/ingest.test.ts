@@ -1,3 +1,4 @@
+import { NORMALIZER_VERSION } from '../../../src/search/normalize.js';
 import { ChunkSchema, DocumentSchema, ExtractionSchema } from '../../../src/entities/index.js';
 import { processExtraction, uploadDocument } from '../../../src/ingestion/ingest.service.js';
 import { defaultExtractor } from '../../../src/ingestion/ingestion.js';
@@ -69,7 +70,7 @@ describe('document ingestion', () => {
       status: 'completed',
       pageCount: 2,
       method: expect.stringMatching(/^unpdf-/),
-      normalizerVersion: 1,
+      normalizerVersion: NORMALIZER_VERSION,
     });
     expect(extraction!.indexedAt).toBeInstanceOf(Date);
     expect(chunks.map((c) => c.pageNumber)).toEqual([1, 2]);

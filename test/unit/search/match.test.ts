@@ -121,3 +121,30 @@ describe('buildExcerpt', () => {
     expect(excerpt).toBe('\u2026alpha alpha dishwasher omega omega\u2026');
   });
 });
+
+describe('numbers are whole in the post-filter (issue 13)', () => {
+  const found = (text: string, term: string) =>
+    findFirstMatch(normalizeText(text), [normalizeText(term)]) !== null;
+
+  it.each([
+    ['Suite A is 1,850 sq. ft.', '850 sq ft', false],
+    ['Suite A is 1 850 sq ft', '850 sq ft', false],
+    ['Suite A is 1,600 sq ft', '600 sq ft', false],
+    ['Suite A is 1,850 sq. ft.', '1,850 sq ft', true],
+    ['Suite A is 1850 sq ft', '1 850 sq ft', true],
+    ['Suite A is 1\u2009850 sq ft', '1850 sq ft', true],
+    ['2.5 baths', '5 baths', false],
+    ['2.5 baths', '2 baths', false],
+    ['2 1/2 baths', '2 baths', false],
+    ['2 1/2 baths', '2.5 baths', true],
+    ['2\u00BD baths', '2 1/2 baths', true],
+    ['a 1/2 bath', '1/2 bath', true],
+    ['Ceilings are 9 ft. high', '9 ft', true],
+    ['Ceilings are 9 ft. Then', '9 feet', true],
+    ['soft-close drawers', 'soft close', true],
+    ['soft close drawers', 'soft-close', true],
+    ['porte cochère', 'porte-cochère', true],
+  ])('%j contains %j: %s', (text, term, expected) => {
+    expect(found(text, term)).toBe(expected);
+  });
+});

@@ -3,7 +3,7 @@ import { NORMALIZER_VERSION, normalize, normalizeText, tokenForm } from '../../.
 
 describe('normalize', () => {
   it('has a version', () => {
-    expect(NORMALIZER_VERSION).toBe(1);
+    expect(NORMALIZER_VERSION).toBe(2);
   });
 
   describe.each([
@@ -89,7 +89,7 @@ describe('normalize', () => {
     ['9\'6" ceilings', '9 feet 6 inch ceilings'],
     ['9\u2032 6\u2033 ceilings', '9 feet 6 inch ceilings'],
     ['3 in 1', '3 in 1'],
-    ['3-in-1 washer', '3-in-1 washer'],
+    ['3-in-1 washer', '3 in 1 washer'],
     ['2 in 1 washer dryer', '2 in 1 washer dryer'],
     ['occupancy in 2027', 'occupancy in 2027'],
     ['fits 30 in the hallway', 'fits 30 in the hallway'],
@@ -112,7 +112,7 @@ describe('normalize', () => {
     ['2 \u00E2\u20AC\u201C 3 bedrooms', '2 - 3 bedrooms'],
     ['Quartz\u00C2\u00A0Countertops', 'quartz countertops'],
     ['Quartz\u00C2 Countertops', 'quartz countertops'],
-    ['\u00C2\u00BD bath', '½ bath'.normalize('NFKC')],
+    ['\u00C2\u00BD bath', '1/2 bath'],
     // genuine accented text is left alone
     ['Façade', 'façade'],
     ['Größe', 'größe'],
@@ -125,15 +125,15 @@ describe('normalize', () => {
     ['caf\u0065\u0301', 'café'],
     // quotes and dashes
     ['\u201CSuite\u201D \u2018A\u2019', '"suite" \'a\''],
-    ['floor\u2013to\u2014ceiling\u2012windows\u2010now\u2212', 'floor-to-ceiling-windows-now-'],
+    ['floor\u2013to\u2014ceiling\u2012windows\u2010now\u2212', 'floor to ceiling windows now-'],
     // invisible characters and line-end hyphens
     ['coun\u00ADter\u00ADtops', 'countertops'],
     ['Coun\u00AD\ntertops', 'countertops'],
     ['counter-\ntops', 'countertops'],
     ['counter- \r\n  tops', 'countertops'],
-    ['walk-\nin closet', 'walk-in closet'],
-    ['stainless-\nsteel', 'stainless-steel'],
-    ['Counter-\nTops', 'counter-tops'],
+    ['walk-\nin closet', 'walk in closet'],
+    ['stainless-\nsteel', 'stainless steel'],
+    ['Counter-\nTops', 'counter tops'],
     ['30-\ninch', '30 inch'],
     ['zero\u200Bwidth\u200D\uFEFFjoin', 'zerowidthjoin'],
     // whitespace
@@ -237,5 +237,31 @@ describe('tokenForm', () => {
     ['- & -', ''],
   ])('%j → %j', (normalized, expected) => {
     expect(tokenForm(normalized)).toBe(expected);
+  });
+});
+
+describe('numbers are whole and hyphens are spaces (issue 13)', () => {
+  it.each([
+    ['1,850 sq. ft.', '1850 square feet'],
+    ['1 850 sq ft', '1850 square feet'],
+    ['1\u2009850 SQ FT', '1850 square feet'],
+    ['1\u202F850 sq ft', '1850 square feet'],
+    ['1850 sq ft', '1850 square feet'],
+    ['$1,250,000', '$1250000'],
+    ['2\u00BD baths', '2.5 baths'],
+    ['2 1/2 baths', '2.5 baths'],
+    ['2 \u00BD baths', '2.5 baths'],
+    ['2.5 baths', '2.5 baths'],
+    ['3\u00BE inch', '3.75 inch'],
+    ['2 1/3 cups', '2 1/3 cups'],
+    ['\u00BD bath', '1/2 bath'],
+    ['soft-close drawers', 'soft close drawers'],
+    ['Porte-Cochère', 'porte cochère'],
+    ['under-ground parking', 'under ground parking'],
+    ['30-inch gas range', '30 inch gas range'],
+    ['cash-back incentive', 'cash back incentive'],
+  ])('%j → %j', (raw, expected) => {
+    expect(normalizeText(raw)).toBe(expected);
+    expect(normalizeText(expected)).toBe(expected);
   });
 });

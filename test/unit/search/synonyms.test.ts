@@ -1,4 +1,4 @@
-import data from '../../../src/search/synonyms.v1.json' with { type: 'json' };
+import { readFileSync } from 'node:fs';
 import { normalizeText, tokenForm } from '../../../src/search/normalize.js';
 import {
   expandQuery,
@@ -14,33 +14,25 @@ describe('expandQuery', () => {
     [
       '30-inch gas range',
       '30 inch gas range',
-      ['30 inch gas stove', '30 inch gas cooktop', '30 inch gas ranges'],
-      [],
+      ['30 inch gas ranges'],
+      // a gas stove or cooktop is another appliance (issue 13): never searched for a range
+      ['30 inch gas stove', '30 inch gas cooktop'],
     ],
-    ['30â€³ Gas Range', '30 inch gas range', ['30 inch gas stove'], []],
+    ['30â€³ Gas Range', '30 inch gas range', ['30 inch gas ranges'], ['30 inch gas stove']],
+    ['induction range', 'induction range', ['induction ranges'], ['induction cooktop']],
     [
       'quartz counter-tops',
-      'quartz counter-tops',
-      ['quartz countertops', 'quartz counter tops', 'quartz countertop', 'quartz counters'],
+      'quartz counter tops',
+      ['quartz countertops', 'quartz countertop', 'quartz counters'],
       [],
     ],
-    ['Countertops', 'countertops', ['counter-tops', 'counter tops', 'countertop', 'counters'], []],
-    ['back splash', 'back splash', ['backsplash', 'back-splash'], []],
-    [
-      'floor-to-ceiling windows',
-      'floor-to-ceiling windows',
-      ['floor to ceiling windows', 'floor-to-ceiling window'],
-      [],
-    ],
-    ['floor to ceiling', 'floor to ceiling', ['floor-to-ceiling'], []],
-    [
-      'Stainless Steel Appliances',
-      'stainless steel appliances',
-      ['stainless-steel appliances'],
-      ['dishwasher'],
-    ],
-    ['ensuite', 'ensuite', ['en suite', 'en-suite'], []],
-    ['walk in closet', 'walk in closet', ['walk-in closet', 'walk-in closets'], []],
+    ['Countertops', 'countertops', ['counter tops', 'countertop', 'counters'], []],
+    ['back splash', 'back splash', ['backsplash'], []],
+    ['floor-to-ceiling windows', 'floor to ceiling windows', ['floor to ceiling window'], []],
+    ['floor-to-ceiling', 'floor to ceiling', [], []],
+    ['Stainless Steel Appliances', 'stainless steel appliances', [], ['dishwasher']],
+    ['ensuite', 'ensuite', ['en suite'], []],
+    ['walk in closet', 'walk in closet', ['walk in closets', 'walkin closet'], []],
     ['dish washer', 'dish washer', ['dishwasher'], []],
     ['9 foot ceilings', '9 feet ceilings', [], []],
     ['850 sq. ft.', '850 square feet', [], []],
@@ -55,7 +47,7 @@ describe('expandQuery', () => {
     ['gymnasium', 'gymnasium', [], ['fitness centre']],
     ['3 in 1', '3 in 1', [], ['3 inch 1']],
     // punctuation around the whole query delimits it; inside it is kept
-    ['"Walk-in Closet"', 'walk-in closet', ['walk in closet'], ['"walk-in closet"']],
+    ['"Walk-in Closet"', 'walk in closet', ['walk in closets'], ['"walk in closet"']],
     ['countertops?', 'countertops', ['counter tops'], []],
     ['‘24/7 concierge’', '24/7 concierge', ['24 hour concierge'], []],
     ['30" x 60"', '30 inch x 60 inch', [], []],
@@ -76,20 +68,19 @@ describe('expandQuery', () => {
 
   it('replaces each matched phrase of a longer query, fewest substitutions first', () => {
     const { terms } = expandQuery('Dishwasher and Gym');
-    expect(terms).toHaveLength(16);
+    expect(terms).toHaveLength(12);
     expect(terms[0]).toBe('dishwasher and gym');
     const substitutions = terms.map((term) => {
       const [appliance, room] = term.split(' and ');
       return Number(appliance !== 'dishwasher') + Number(room !== 'gym');
     });
-    expect(substitutions).toEqual([0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
-    expect(terms).toContain('dish-washer and fitness centre');
+    expect(substitutions).toEqual([0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2]);
+    expect(terms).toContain('dish washer and fitness centre');
     expect(expandQuery('quartz countertops and stainless steel backsplash').terms).toEqual(
       expect.arrayContaining([
-        'quartz counter-tops and stainless steel backsplash',
-        'quartz countertops and stainless-steel backsplash',
+        'quartz counter tops and stainless steel backsplash',
         'quartz countertops and stainless steel back splash',
-        'quartz counter tops and stainless-steel backsplash',
+        'quartz counter tops and stainless steel back splash',
       ]),
     );
   });
@@ -104,7 +95,10 @@ describe('expandQuery', () => {
 
 describe('synonym data', () => {
   it('is versioned', () => {
-    expect(SYNONYMS_VERSION).toBe(data.version);
+    const file = JSON.parse(
+      readFileSync(new URL('../../../src/search/synonyms.v2.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    expect(SYNONYMS_VERSION).toBe(file.version);
     expect(SYNONYMS_VERSION.length).toBeGreaterThan(0);
   });
 
