@@ -12,6 +12,7 @@ import {
 import { searchQueryLiteral } from './lexemes.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
+import { surfaceForms } from './surface-forms.js';
 import { expandQuery } from './synonyms.js';
 import type {
   ChunkHit,
@@ -300,7 +301,7 @@ export async function searchDocumentText(
       data: hits.map(toChunkHit),
       meta: {
         query: q,
-        expandedTerms: terms,
+        expandedTerms: surfaceForms(terms),
         totalChunksMatched: total,
         coverage: { ...counts, preFilterCandidates: total },
       },
@@ -376,7 +377,7 @@ export async function findProjectsMentioning(
       data,
       meta: {
         query: q,
-        expandedTerms: terms,
+        expandedTerms: surfaceForms(terms),
         totalProjects: total,
         coverage: { ...counts, preFilterCandidates: candidates },
       },

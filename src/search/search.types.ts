@@ -1,9 +1,12 @@
+import { MAX_SURFACE_FORMS } from './surface-forms.js';
 import { Field, Int, ObjectType } from 'type-graphql';
 
 /**
  * The Document Intelligence bodies, field for field the spec's `{data, meta}` (camelCase here; the
  * MCP facade aliases them to snake_case). Ids are Int: the tool outputs carry integers.
  */
+
+const EXPANDED_TERMS_DESCRIPTION = `The spellings searched, without duplicates: first every searched variant (normalized, the query first: synonyms), then the printed forms each one also matches (30", 30-inch, 30 in., 1,850, soft-close ...); at most ${MAX_SURFACE_FORMS}`;
 @ObjectType('StableCitation', {
   description: 'A citation that survives re-chunking: the page text hash, not the chunk id',
 })
@@ -47,7 +50,7 @@ export class ChunkHit {
 @ObjectType('SearchDocumentTextMeta')
 export class SearchDocumentTextMeta {
   @Field() query!: string;
-  @Field(() => [String], { description: 'Every variant searched (normalized), the query first' })
+  @Field(() => [String], { description: EXPANDED_TERMS_DESCRIPTION })
   expandedTerms!: string[];
   @Field(() => Int, { description: 'Matching chunks before the limit' }) totalChunksMatched!: number;
   @Field(() => SearchCoverage) coverage!: SearchCoverage;
@@ -71,7 +74,7 @@ export class ProjectMatch {
 @ObjectType('FindProjectsMentioningMeta')
 export class FindProjectsMentioningMeta {
   @Field() query!: string;
-  @Field(() => [String]) expandedTerms!: string[];
+  @Field(() => [String], { description: EXPANDED_TERMS_DESCRIPTION }) expandedTerms!: string[];
   @Field(() => Int, { description: 'Matching projects before the limit' }) totalProjects!: number;
   @Field(() => SearchCoverage) coverage!: SearchCoverage;
 }
