@@ -111,6 +111,32 @@ describe('demo corpus through the ingestion pipeline', () => {
     }
   });
 
+  it('every excerpt shows its match: over every hit of every ground-truth surface, the normalized excerpt contains the matched term', async () => {
+    const team = await createTeam(t, { plan: 'elite' });
+    const user = await createUser(t);
+    await addMember(t, team.id, user.id);
+    const { secret } = await createAccessToken(t, team.id, user.id);
+    const surfaces = [...new Set(manifest.documents.flatMap((d) => d.facts.map((f) => f.surface)))];
+    expect(surfaces.length).toBeGreaterThan(10);
+    const missing: { query: string; term: string; excerpt: string }[] = [];
+    let hits = 0;
+    for (const query of surfaces) {
+      const res = await t.gql(
+        `query($q: String!) { searchDocumentText(query: $q, includeHistorical: true, limit: 25) { data { excerpt matchedTerm } } }`,
+        { q: query },
+        secret,
+      );
+      expect(res.errors).toBeUndefined();
+      for (const hit of res.data.searchDocumentText.data as { excerpt: string; matchedTerm: string }[]) {
+        hits++;
+        if (!normalizeText(hit.excerpt).includes(hit.matchedTerm))
+          missing.push({ query, term: hit.matchedTerm, excerpt: hit.excerpt });
+      }
+    }
+    expect(hits).toBeGreaterThan(surfaces.length);
+    expect(missing).toEqual([]);
+  }, 120_000);
+
   it('every nullable field of the tool outputs is null in some result over the corpus, and every result matches the committed schema', async () => {
     // The states the corpus does not leave behind once its queue is idle: a project published with
     // only a name and a city, and a stored document whose extraction has not run yet.
