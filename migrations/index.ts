@@ -4,6 +4,7 @@ import { Migration20261122190145_oauth } from './Migration20261122190145_oauth.j
 import { Migration20261123200000ExactSearchVector } from './Migration20261123200000ExactSearchVector.js';
 import { Migration20261123211157_subscription_standing } from './Migration20261123211157_subscription_standing.js';
 import { Migration20261124002000WholeNumbers } from './Migration20261124002000WholeNumbers.js';
+import { Migration20261124004000SearchVocabulary } from './Migration20261124004000SearchVocabulary.js';
 
 // The ordered list of migrations, imported statically so they run the same from source (tests) and from dist.
 export const MIGRATIONS = [
@@ -16,4 +17,5 @@ export const MIGRATIONS = [
     class: Migration20261123211157_subscription_standing,
   },
   { name: 'Migration20261124002000WholeNumbers', class: Migration20261124002000WholeNumbers },
+  { name: 'Migration20261124004000SearchVocabulary', class: Migration20261124004000SearchVocabulary },
 ];

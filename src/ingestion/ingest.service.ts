@@ -10,6 +10,7 @@ import {
 } from '../entities/index.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { chunkPages, type ChunkDraft } from '../search/chunk.js';
+import { vocabularyOf } from '../search/compounds.js';
 import { NORMALIZER_VERSION } from '../search/normalize.js';
 import { optionalText, parseId, requireOneOf, requireText } from '../services/validate.js';
 import type { ExtractionResult } from './extract.js';
@@ -191,6 +192,16 @@ export async function insertChunks(
       tx.getTransactionContext(),
     );
   }
+  // The index's vocabulary (compound splitting asks it which words the documents use).
+  const words = vocabularyOf(drafts.map((d) => d.searchText));
+  if (words.length)
+    await conn.execute(
+      `insert into search_vocabulary (word) select distinct w from json_array_elements_text(?::json) w
+         on conflict do nothing`,
+      [JSON.stringify(words)],
+      'run',
+      tx.getTransactionContext(),
+    );
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import { searchQueryLiteral } from './lexemes.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
+import { compoundVariants, vocabularyCandidates } from './compounds.js';
 import { surfaceForms } from './surface-forms.js';
 import { expandQuery } from './synonyms.js';
 import type {
@@ -106,6 +107,25 @@ export const SEARCH_STATEMENT_TIMEOUT_MS = 10_000;
 interface PoolClient {
   query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }>;
   release: (err?: Error) => void;
+}
+
+/** Compound spellings searched besides the synonym variants (`underground` as `under ground`). */
+const MAX_COMPOUND_VARIANTS = 8;
+
+/**
+ * The synonym variants plus their joined and split spellings (src/search/compounds.ts), for the
+ * words the index's vocabulary knows: one lookup of the candidate words.
+ */
+async function withCompounds(query: Query, terms: string[]): Promise<string[]> {
+  const candidates = vocabularyCandidates(terms);
+  if (candidates.length === 0) return terms;
+  const known = await query<{ word: string }>(
+    'select word from search_vocabulary where word = any($1::text[])',
+    [candidates],
+  );
+  if (known.length === 0) return terms;
+  const variants = compoundVariants(terms, new Set(known.map((r) => r.word)));
+  return [...terms, ...variants.slice(0, MAX_COMPOUND_VARIANTS)];
 }
 
 /**
@@ -276,9 +296,10 @@ export async function searchDocumentText(
     category,
     historical: access.historical && !!input.includeHistorical,
   };
-  const { terms } = expandQuery(q);
-  const tsquery = searchQueryLiteral(terms);
+  const expanded = expandQuery(q).terms;
   return readSnapshot(em, async (query) => {
+    const terms = await withCompounds(query, expanded);
+    const tsquery = searchQueryLiteral(terms);
     const counts = await coverage(query, scope);
     let total = 0;
     let hits: Hit[] = [];
@@ -323,9 +344,10 @@ export async function findProjectsMentioning(
   const category = validateCategory(input.category);
   const limit = validateRange('limit', input.limit, PROJECTS_MENTIONING_LIMIT);
   const scope: Scope = { category, historical: access.historical && !!input.includeHistorical };
-  const { terms } = expandQuery(q);
-  const tsquery = searchQueryLiteral(terms);
+  const expanded = expandQuery(q).terms;
   return readSnapshot(em, async (query) => {
+    const terms = await withCompounds(query, expanded);
+    const tsquery = searchQueryLiteral(terms);
     const counts = await coverage(query, scope);
     let total = 0;
     let candidates = 0;

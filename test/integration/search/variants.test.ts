@@ -63,7 +63,7 @@ beforeAll(async () => {
   const user = await createUser(t);
   await addMember(t, team.id, user.id);
   token = (await createAccessToken(t, team.id, user.id)).secret;
-  for (const name of ['Hyphens', 'Spaces', 'Numbers', 'Stoves'])
+  for (const name of ['Hyphens', 'Spaces', 'Numbers', 'Stoves', 'Split', 'Joined', 'Traps'])
     project[name] = (await createProject(t, { name })).id;
   await upload(project.Hyphens, [
     'Kitchens have soft-close drawers and a cash-back incentive. Porte-cochère entry.',
@@ -77,6 +77,10 @@ beforeAll(async () => {
     'The Cedar suite is 850 sq ft with 2.5 baths.',
   ]);
   await upload(project.Stoves, ['Every suite has a gas stove and an induction cooktop.']);
+  await upload(project.Split, ['Parking is under ground, with under-ground lockers.']);
+  await upload(project.Joined, ['Underground parking and softclose drawers.']);
+  // near misses a careless split rule would match
+  await upload(project.Traps, ['The rapist in the novel. A d en dash. The lobby is over there.']);
   await t.app.deps.ingestion.queue.idle();
 });
 afterAll(async () => {
@@ -86,8 +90,10 @@ afterAll(async () => {
 describe('search variants (issue 13)', () => {
   it('finds hyphen and space spellings alike, in both directions', async () => {
     const both = [project.Hyphens, project.Spaces].sort();
-    expect(await projects('soft close')).toEqual(both);
-    expect(await projects('soft-close')).toEqual(both);
+    // `softclose` too: the joined spelling is in the corpus (project Joined)
+    const soft = [project.Hyphens, project.Spaces, project.Joined].sort();
+    expect(await projects('soft close')).toEqual(soft);
+    expect(await projects('soft-close')).toEqual(soft);
     expect(await projects('cash back')).toEqual(await projects('cash-back'));
     expect(await projects('cash back')).toEqual(both);
     expect(await projects('porte-cochère')).toEqual(both);
@@ -111,6 +117,19 @@ describe('search variants (issue 13)', () => {
     expect((await tool('search-document-text', { query: '5 baths' })).meta.total_chunks_matched).toBe(0);
   });
 
+  it('finds joined and split spellings both ways, and no near miss', async () => {
+    const underground = [project.Split, project.Joined].sort();
+    expect(await projects('underground')).toEqual(underground);
+    expect(await projects('under ground')).toEqual(underground);
+    expect(await projects('under-ground')).toEqual(underground);
+        expect(await projects('softclose')).toEqual([project.Hyphens, project.Spaces, project.Joined].sort());
+    expect(await projects('therapist')).toEqual([]);
+    expect(await projects('den')).toEqual([]);
+    expect(await projects('overthere')).toEqual([]);
+    const { meta } = await tool('search-document-text', { query: 'underground' });
+    expect(meta.expanded_terms).toEqual(['underground', 'under ground', 'under-ground']);
+  });
+
   it('does not pass a stove or a cooktop off as a range', async () => {
     expect(await projects('gas range')).toEqual([]);
     expect(await projects('induction range')).toEqual([]);
@@ -123,6 +142,6 @@ describe('search variants (issue 13)', () => {
     expect(meta.expanded_terms).toEqual(expect.arrayContaining(['30"', '30-inch', '30 in', '30\u2033']));
     expect(new Set(meta.expanded_terms).size).toBe(meta.expanded_terms.length);
     const soft = await tool('find-projects-mentioning', { query: 'soft close' });
-    expect(soft.meta.expanded_terms).toEqual(['soft close', 'soft-close']);
+    expect(soft.meta.expanded_terms).toEqual(['soft close', 'softclose', 'soft-close']);
   });
 });

@@ -52,5 +52,8 @@ describe('migration to whole numbers and hyphens as spaces', () => {
       `select normalizer_version from extraction`,
     );
     expect(version.normalizer_version).toBe(NORMALIZER_VERSION);
+    // ...and the vocabulary migration recorded its words (compound splitting reads them)
+    const words = await conn.execute<{ word: string }[]>(`select word from search_vocabulary order by word`);
+    expect(words.map((w) => w.word)).toEqual(expect.arrayContaining(['soft', 'close', 'drawers', 'suite']));
   });
 });
