@@ -260,8 +260,8 @@ function vulgarFractions(source: MappedText): MappedText {
  * Numbers are whole. Digit groups separated by commas or single spaces (a thin or no-break space
  * is a space after NFKC) are one number: `1,850`, `1 850` and `1 850` are `1850`, so `850` is
  * never found inside them. Then a whole number and a fraction, `2 1/2`, are one number: `2.5`
- * where the fraction has an exact decimal. Runs after whitespace collapse, so normalizing twice
- * changes nothing: digit groups broken over two lines are one number too.
+ * where the fraction has an exact decimal. Runs last, on final spacing, so normalizing twice
+ * changes nothing (digit groups broken over two lines are one number too).
  */
 const DIGIT_GROUPS =
   /(?<![\p{L}\p{M}\p{N}]|\p{N}[.,/])\d{1,3}(?:([, ])\d{3})(?:\1\d{3})*(?![\p{N}]|[.,/]\p{N}|[, ]\d{3}(?!\d))/gu;
@@ -276,11 +276,12 @@ function wholeNumbers(source: MappedText): MappedText {
 
 /**
  * A hyphen between two word characters is a space: `soft-close` is `soft close`, `porte-cochère`
- * is `porte cochère`, so every hyphen and space spelling of a compound is one phrase. Runs last:
- * line-end hyphens are resolved first (`joinBreaks` decides on joins by the line break), and a
- * hyphen that units put next to a word (`30"-30"`) is a space too.
+ * is `porte cochère`, so every hyphen and space spelling of a compound is one phrase. Runs after
+ * line-end hyphens are resolved (`joinBreaks` decides on joins by the line break), before and after
+ * units, since a unit may put a word next to a hyphen (`30"-30"`). Between two digits a hyphen
+ * stays: `101-205` is a range, and `2-300` must not become the number `2 300`.
  */
-const INNER_HYPHEN = /(?<=[\p{L}\p{M}\p{N}])-(?=[\p{L}\p{M}\p{N}])/gu;
+const INNER_HYPHEN = /(?<=[\p{L}\p{M}])-(?=[\p{L}\p{M}\p{N}])|(?<=\p{N})-(?=[\p{L}\p{M}])/gu;
 
 function hyphensToSpaces(source: MappedText): MappedText {
   return replaceMapped(source, INNER_HYPHEN, () => ' ');
@@ -296,9 +297,12 @@ export function normalize(raw: string): NormalizedText {
   current = joinBreaks(current);
   current = lowerCase(current);
   current = collapseWhitespace(current);
-  current = wholeNumbers(current);
-  current = canonicalizeUnits(current);
   current = hyphensToSpaces(current);
+  current = canonicalizeUnits(current);
+  // Again: units may put a word right before a hyphen (`30"-30"` is `30 inch-30 inch`).
+  current = hyphensToSpaces(current);
+  // Last, once spaces are final (`1x1,850` is `1 x 1850`), so a second pass changes nothing.
+  current = wholeNumbers(current);
   return { text: current.text, offsets: [...current.origins] };
 }
 

@@ -260,6 +260,11 @@ describe('numbers are whole and hyphens are spaces (issue 13)', () => {
     ['under-ground parking', 'under ground parking'],
     ['30-inch gas range', '30 inch gas range'],
     ['cash-back incentive', 'cash back incentive'],
+    // a hyphen between digits stays (a range), and a second pass changes nothing
+    ['suites 101-205', 'suites 101-205'],
+    ['1-\u00BD', '1-1/2'],
+    ['1x-1', '1 x 1'],
+    ['1x1,850', '1 x 1850'],
   ])('%j → %j', (raw, expected) => {
     expect(normalizeText(raw)).toBe(expected);
     expect(normalizeText(expected)).toBe(expected);
