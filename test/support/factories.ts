@@ -73,6 +73,14 @@ export async function createAccessToken(
   return { id: created.accessToken.id, secret: created.secret };
 }
 
+/** A team on `plan` with one member and that member's MCP access token: the usual caller. */
+export async function memberToken(t: TestApp, plan: string): Promise<{ teamId: number; secret: string }> {
+  const team = await createTeam(t, { plan });
+  const user = await createUser(t);
+  await addMember(t, team.id, user.id);
+  return { teamId: team.id, secret: (await createAccessToken(t, team.id, user.id)).secret };
+}
+
 export async function setPlan(t: TestApp, teamId: number, input: Record<string, string>): Promise<void> {
   await t.op(`mutation($id: Int!, $input: UpdateTeamInput!) { updateTeam(id: $id, input: $input) { id } }`, {
     id: teamId,

@@ -15,6 +15,7 @@ import {
   createProject,
   createTeam,
   createUser,
+  memberToken,
 } from '../../support/factories.js';
 import { ContractClient, nullablePaths, observedNulls } from '../../support/mcp-contract.js';
 
@@ -112,10 +113,7 @@ describe('demo corpus through the ingestion pipeline', () => {
   });
 
   it('every excerpt shows its match: over every hit of every ground-truth surface, the normalized excerpt contains the matched term', async () => {
-    const team = await createTeam(t, { plan: 'elite' });
-    const user = await createUser(t);
-    await addMember(t, team.id, user.id);
-    const { secret } = await createAccessToken(t, team.id, user.id);
+    const { secret } = await memberToken(t, 'elite');
     const surfaces = [...new Set(manifest.documents.flatMap((d) => d.facts.map((f) => f.surface)))];
     expect(surfaces.length).toBeGreaterThan(10);
     const missing: { query: string; term: string; excerpt: string }[] = [];

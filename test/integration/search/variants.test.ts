@@ -1,11 +1,5 @@
 import { startTestApp, type TestApp } from '../../support/app.js';
-import {
-  addMember,
-  createAccessToken,
-  createProject,
-  createTeam,
-  createUser,
-} from '../../support/factories.js';
+import { createProject, memberToken } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 /**
@@ -59,10 +53,7 @@ const projects = async (query: string) =>
 
 beforeAll(async () => {
   t = await startTestApp();
-  const team = await createTeam(t, { plan: 'pro' });
-  const user = await createUser(t);
-  await addMember(t, team.id, user.id);
-  token = (await createAccessToken(t, team.id, user.id)).secret;
+  token = (await memberToken(t, 'pro')).secret;
   for (const name of ['Hyphens', 'Spaces', 'Numbers', 'Stoves', 'Split', 'Joined', 'Traps'])
     project[name] = (await createProject(t, { name })).id;
   await upload(project.Hyphens, [
@@ -122,7 +113,7 @@ describe('search variants (issue 13)', () => {
     expect(await projects('underground')).toEqual(underground);
     expect(await projects('under ground')).toEqual(underground);
     expect(await projects('under-ground')).toEqual(underground);
-        expect(await projects('softclose')).toEqual([project.Hyphens, project.Spaces, project.Joined].sort());
+    expect(await projects('softclose')).toEqual([project.Hyphens, project.Spaces, project.Joined].sort());
     expect(await projects('therapist')).toEqual([]);
     expect(await projects('den')).toEqual([]);
     expect(await projects('overthere')).toEqual([]);
