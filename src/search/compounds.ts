@@ -12,7 +12,9 @@
  *   their own, not spellings of one word;
  * - both halves are words the indexed corpus uses (`search_vocabulary`), so a split is only tried
  *   where the documents could spell it that way.
- * Joining is guarded by the vocabulary alone: `softclose` is searched only if some chunk says it.
+ * Joining is guarded the same way, from the other side: `soft close` is also searched as
+ * `softclose` only if some chunk says `softclose`, and only when both words could be halves of a
+ * split (so `the rapist` never finds `therapist`, `no table` never `notable`).
  */
 
 /** Function words that never count as a half of a compound (lower-case, 3 letters or more). */
@@ -164,12 +166,19 @@ const COMPOUND_HEADS = new Set([
   'some',
 ]);
 
+/**
+ * Particles that end many real compounds (walkout, takeover, walkthrough): allowed as the right
+ * half only, where compounds put them.
+ */
+const COMPOUND_TAILS = new Set(['out', 'off', 'over', 'through']);
+
 const MIN_HALF = 3;
 const LETTERS = /^\p{L}+$/u;
 
 function usableHalf(half: string, side: 'left' | 'right'): boolean {
   if (half.length < MIN_HALF) return false;
   if (side === 'left' && COMPOUND_HEADS.has(half)) return true;
+  if (side === 'right' && COMPOUND_TAILS.has(half)) return true;
   return !CLOSED_CLASS.has(half);
 }
 
@@ -185,10 +194,15 @@ export function vocabularyCandidates(terms: readonly string[]): string[] {
         words.add(right);
       }
       const next = parts[i + 1];
-      if (next !== undefined && LETTERS.test(next)) words.add(word + next);
+      if (joinable(word, next)) words.add(word + next);
     });
   }
   return [...words];
+}
+
+/** Whether a query pair may be searched joined: both words are halves a split could give. */
+function joinable(word: string, next: string | undefined): next is string {
+  return next !== undefined && LETTERS.test(next) && usableHalf(word, 'left') && usableHalf(next, 'right');
 }
 
 function splits(word: string): [string, string][] {
@@ -224,7 +238,7 @@ export function compoundVariants(terms: readonly string[], vocabulary: ReadonlyS
           add([...parts.slice(0, i), `${left} ${right}`, ...parts.slice(i + 1)].join(' '));
       }
       const next = parts[i + 1];
-      if (next !== undefined && LETTERS.test(next) && vocabulary.has(word + next))
+      if (joinable(word, next) && vocabulary.has(word + next))
         add([...parts.slice(0, i), word + next, ...parts.slice(i + 2)].join(' '));
     });
   }

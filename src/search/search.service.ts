@@ -12,7 +12,7 @@ import {
 import { searchQueryLiteral } from './lexemes.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
-import { compoundVariants, vocabularyCandidates } from './compounds.js';
+import { searchSpellings, spellingCandidates } from './spellings.js';
 import { surfaceForms } from './surface-forms.js';
 import { expandQuery } from './synonyms.js';
 import type {
@@ -109,23 +109,19 @@ interface PoolClient {
   release: (err?: Error) => void;
 }
 
-/** Compound spellings searched besides the synonym variants (`underground` as `under ground`). */
-const MAX_COMPOUND_VARIANTS = 8;
-
 /**
- * The synonym variants plus their joined and split spellings (src/search/compounds.ts), for the
- * words the index's vocabulary knows: one lookup of the candidate words.
+ * Every spelling searched for a query's synonym variants (src/search/spellings.ts), with one
+ * lookup of the index's vocabulary for the words the compound rule could use.
  */
-async function withCompounds(query: Query, terms: string[]): Promise<string[]> {
-  const candidates = vocabularyCandidates(terms);
-  if (candidates.length === 0) return terms;
-  const known = await query<{ word: string }>(
-    'select word from search_vocabulary where word = any($1::text[])',
-    [candidates],
-  );
-  if (known.length === 0) return terms;
-  const variants = compoundVariants(terms, new Set(known.map((r) => r.word)));
-  return [...terms, ...variants.slice(0, MAX_COMPOUND_VARIANTS)];
+async function withSpellings(query: Query, expanded: string[]): Promise<string[]> {
+  const candidates = spellingCandidates(expanded);
+  const known =
+    candidates.length === 0
+      ? []
+      : await query<{ word: string }>('select word from search_vocabulary where word = any($1::text[])', [
+          candidates,
+        ]);
+  return searchSpellings(expanded, new Set(known.map((r) => r.word)));
 }
 
 /**
@@ -298,7 +294,7 @@ export async function searchDocumentText(
   };
   const expanded = expandQuery(q).terms;
   return readSnapshot(em, async (query) => {
-    const terms = await withCompounds(query, expanded);
+    const terms = await withSpellings(query, expanded);
     const tsquery = searchQueryLiteral(terms);
     const counts = await coverage(query, scope);
     let total = 0;
@@ -346,7 +342,7 @@ export async function findProjectsMentioning(
   const scope: Scope = { category, historical: access.historical && !!input.includeHistorical };
   const expanded = expandQuery(q).terms;
   return readSnapshot(em, async (query) => {
-    const terms = await withCompounds(query, expanded);
+    const terms = await withSpellings(query, expanded);
     const tsquery = searchQueryLiteral(terms);
     const counts = await coverage(query, scope);
     let total = 0;

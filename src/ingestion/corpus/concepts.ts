@@ -9,18 +9,34 @@
 export type ConceptSection =
   'kitchen' | 'interior' | 'bath' | 'building' | 'amenity' | 'incentive' | 'deposit';
 
+/**
+ * What a concept's spellings test (issue 13). `catalogue`: everyday features, found by their query
+ * through normalization and the synonym file. The others are found by rule, whatever the synonym
+ * file says, so every variant must also work as a query and find all the others:
+ * `split-word`, one word broken by a space or hyphen (`under ground`); `compound`, hyphen, space
+ * and joined spellings (`soft-close`, `softclose`); `number`, thousands separators, decimals and
+ * fractions (`12,500`, `12 500`, `2 1/2`), whose `traps` (a number's tail, a fraction's part) must
+ * find nothing; `abbreviation`, period abbreviations (`ft.`, `St.`); `near-miss`, words a careless
+ * split or join rule would confuse with a phrase, with `traps` that must find nothing.
+ */
+export type ConceptFamily = 'catalogue' | 'split-word' | 'compound' | 'number' | 'abbreviation' | 'near-miss';
+
 export interface Concept {
   query: string;
+  family: ConceptFamily;
   section: ConceptSection;
   prevalence: number;
   variants: readonly string[];
   /** Sentences around a mention; `{}` marks where the variant goes. */
   contexts: readonly string[];
+  /** Queries that look like this concept but are not it: they must find nothing in the corpus. */
+  traps?: readonly string[];
 }
 
 export const CONCEPTS: readonly Concept[] = [
   {
     query: 'quartz countertops',
+    family: 'catalogue',
     section: 'kitchen',
     prevalence: 0.75,
     variants: ['quartz countertops', 'quartz counter-tops', 'quartz counter tops'],
@@ -28,6 +44,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: '30 inch gas range',
+    family: 'catalogue',
     section: 'kitchen',
     prevalence: 0.3,
     variants: ['30" gas range', '30-inch gas range', '30 in. gas range'],
@@ -35,6 +52,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'stainless steel appliances',
+    family: 'catalogue',
     section: 'kitchen',
     prevalence: 0.8,
     variants: ['stainless steel appliances', 'stainless-steel appliances'],
@@ -42,6 +60,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'Miele',
+    family: 'catalogue',
     section: 'kitchen',
     prevalence: 0.12,
     variants: ['Miele'],
@@ -52,6 +71,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'Bosch',
+    family: 'catalogue',
     section: 'kitchen',
     prevalence: 0.25,
     variants: ['Bosch'],
@@ -59,6 +79,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'Sub-Zero',
+    family: 'catalogue',
     section: 'kitchen',
     prevalence: 0.05,
     variants: ['Sub-Zero'],
@@ -66,6 +87,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'wine fridge',
+    family: 'catalogue',
     section: 'kitchen',
     prevalence: 0.08,
     variants: ['wine fridge', 'wine cooler'],
@@ -73,6 +95,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'waterfall island',
+    family: 'catalogue',
     section: 'kitchen',
     prevalence: 0.1,
     variants: ['waterfall island'],
@@ -80,6 +103,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'undermount sink',
+    family: 'catalogue',
     section: 'kitchen',
     prevalence: 0.4,
     variants: ['undermount sink', 'under-mount sink'],
@@ -87,6 +111,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: '9 foot ceilings',
+    family: 'catalogue',
     section: 'interior',
     prevalence: 0.7,
     variants: ["9' ceilings", '9-foot ceilings', '9 ft. ceilings'],
@@ -97,6 +122,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: '10 foot ceilings',
+    family: 'catalogue',
     section: 'interior',
     prevalence: 0.15,
     variants: ["10' ceilings", '10-foot ceilings'],
@@ -104,6 +130,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'floor-to-ceiling windows',
+    family: 'catalogue',
     section: 'interior',
     prevalence: 0.5,
     variants: ['floor-to-ceiling windows', 'floor to ceiling windows'],
@@ -111,6 +138,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'engineered hardwood',
+    family: 'catalogue',
     section: 'interior',
     prevalence: 0.55,
     variants: ['engineered hardwood'],
@@ -118,6 +146,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'heated floors',
+    family: 'catalogue',
     section: 'bath',
     prevalence: 0.15,
     variants: ['heated floors', 'in-floor heating'],
@@ -125,6 +154,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'pot lights',
+    family: 'catalogue',
     section: 'interior',
     prevalence: 0.35,
     variants: ['pot lights', 'pot-lights', 'recessed lighting'],
@@ -132,6 +162,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'walk-in closet',
+    family: 'catalogue',
     section: 'interior',
     prevalence: 0.4,
     variants: ['walk-in closet', 'walk in closet'],
@@ -139,6 +170,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'smart home',
+    family: 'catalogue',
     section: 'interior',
     prevalence: 0.3,
     variants: ['smart home', 'smart-home'],
@@ -146,6 +178,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'keyless entry',
+    family: 'catalogue',
     section: 'interior',
     prevalence: 0.2,
     variants: ['keyless entry', 'keyless-entry'],
@@ -153,6 +186,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'heat pump',
+    family: 'catalogue',
     section: 'building',
     prevalence: 0.1,
     variants: ['heat pump'],
@@ -160,6 +194,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'rain shower',
+    family: 'catalogue',
     section: 'bath',
     prevalence: 0.25,
     variants: ['rain shower', 'rainfall shower'],
@@ -167,6 +202,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'EV charging',
+    family: 'catalogue',
     section: 'building',
     prevalence: 0.35,
     variants: ['EV charging', 'electric vehicle charging', 'EV chargers'],
@@ -174,6 +210,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: '24-hour concierge',
+    family: 'catalogue',
     section: 'amenity',
     prevalence: 0.5,
     variants: ['24-hour concierge', '24/7 concierge', '24 hour concierge'],
@@ -181,6 +218,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'rooftop pool',
+    family: 'catalogue',
     section: 'amenity',
     prevalence: 0.08,
     variants: ['rooftop pool', 'roof-top pool'],
@@ -188,6 +226,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'pet spa',
+    family: 'catalogue',
     section: 'amenity',
     prevalence: 0.1,
     variants: ['pet spa'],
@@ -195,6 +234,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'co-working',
+    family: 'catalogue',
     section: 'amenity',
     prevalence: 0.3,
     variants: ['co-working', 'coworking'],
@@ -202,6 +242,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'guest suite',
+    family: 'catalogue',
     section: 'amenity',
     prevalence: 0.25,
     variants: ['guest suite', 'guest suites'],
@@ -209,6 +250,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'bike storage',
+    family: 'catalogue',
     section: 'amenity',
     prevalence: 0.3,
     variants: ['bike storage', 'bicycle storage'],
@@ -216,6 +258,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'party room',
+    family: 'catalogue',
     section: 'amenity',
     prevalence: 0.45,
     variants: ['party room'],
@@ -223,6 +266,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'golf simulator',
+    family: 'catalogue',
     section: 'amenity',
     prevalence: 0.05,
     variants: ['golf simulator'],
@@ -230,6 +274,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'development charges capped',
+    family: 'catalogue',
     section: 'incentive',
     prevalence: 0.4,
     variants: ['development charges capped', 'Development charges capped'],
@@ -237,6 +282,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'free assignment',
+    family: 'catalogue',
     section: 'incentive',
     prevalence: 0.3,
     variants: ['free assignment', 'FREE assignment'],
@@ -244,6 +290,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'assignment fee',
+    family: 'catalogue',
     section: 'incentive',
     prevalence: 0.3,
     variants: ['assignment fee'],
@@ -251,6 +298,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'right to lease during occupancy',
+    family: 'catalogue',
     section: 'incentive',
     prevalence: 0.25,
     variants: ['right to lease during occupancy'],
@@ -258,6 +306,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'cash back',
+    family: 'catalogue',
     section: 'incentive',
     prevalence: 0.1,
     variants: ['cash back', 'cash-back'],
@@ -265,6 +314,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'free parking',
+    family: 'catalogue',
     section: 'incentive',
     prevalence: 0.12,
     variants: ['free parking', 'FREE parking'],
@@ -272,6 +322,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: 'extended deposit structure',
+    family: 'catalogue',
     section: 'incentive',
     prevalence: 0.2,
     variants: ['extended deposit structure'],
@@ -279,6 +330,7 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: '$5,000 on signing',
+    family: 'catalogue',
     section: 'deposit',
     prevalence: 0.45,
     variants: ['$5,000 on signing'],
@@ -286,11 +338,120 @@ export const CONCEPTS: readonly Concept[] = [
   },
   {
     query: '5% in 90 days',
+    family: 'catalogue',
     section: 'deposit',
     prevalence: 0.4,
     variants: ['5% in 90 days'],
     contexts: ['{}'],
   },
+  // Issue 13's families: spellings found by rule, not by the synonym file. Appended, so the
+  // catalogue's mark characters and the deposit indices in sales.ts stay as they are.
+  {
+    query: 'underground parking',
+    family: 'split-word',
+    section: 'building',
+    prevalence: 0.3,
+    variants: ['underground parking', 'under ground parking', 'under-ground parking'],
+    contexts: ['Secure {} with visitor spaces'],
+  },
+  {
+    query: 'skylights',
+    family: 'split-word',
+    section: 'interior',
+    prevalence: 0.2,
+    variants: ['skylights', 'sky lights', 'sky-lights'],
+    contexts: ['Operable {} in penthouse suites'],
+  },
+  {
+    query: 'soft-close drawers',
+    family: 'compound',
+    section: 'kitchen',
+    prevalence: 0.35,
+    variants: ['soft-close drawers', 'soft close drawers', 'softclose drawers'],
+    contexts: ['Lacquered cabinetry with {}'],
+  },
+  {
+    query: 'walk-out terrace',
+    family: 'compound',
+    section: 'interior',
+    prevalence: 0.25,
+    variants: ['walk-out terrace', 'walkout terrace', 'walk out terrace'],
+    contexts: ['Ground-floor suites with a private {}'],
+  },
+  {
+    query: '12,500 sq ft of amenity space',
+    family: 'number',
+    section: 'amenity',
+    prevalence: 0.3,
+    variants: [
+      '12,500 sq. ft. of amenity space',
+      '12 500 sq ft of amenity space',
+      '12500 sq ft of amenity space',
+      '12,500 square feet of amenity space',
+    ],
+    contexts: ['Over {} on two levels'],
+    traps: ['500 sq ft of amenity space', '2,500 sq ft of amenity space', '12 sq ft of amenity space'],
+  },
+  {
+    query: '2.5 storey townhomes',
+    family: 'number',
+    section: 'building',
+    prevalence: 0.25,
+    variants: ['2.5-storey townhomes', '2 1/2 storey townhomes', '2.5 storey townhomes'],
+    contexts: ['{} along the landscaped mews'],
+    traps: ['5 storey townhomes', '1/2 storey townhomes', '2 storey townhomes'],
+  },
+  {
+    query: '12 ft wide balconies',
+    family: 'abbreviation',
+    section: 'interior',
+    prevalence: 0.3,
+    variants: [
+      '12 ft. wide balconies',
+      "12' wide balconies",
+      '12-ft. wide balconies',
+      '12 ft wide balconies',
+    ],
+    contexts: ['Private {} (per plan)'],
+    traps: ['2 ft wide balconies'],
+  },
+  {
+    query: 'St. Lawrence Market',
+    family: 'abbreviation',
+    section: 'building',
+    prevalence: 0.2,
+    variants: ['St. Lawrence Market', 'St Lawrence Market'],
+    contexts: ['Steps to {} and the waterfront trail'],
+  },
+  {
+    query: 'massage therapist',
+    family: 'near-miss',
+    section: 'amenity',
+    prevalence: 0.2,
+    variants: ['massage therapist'],
+    contexts: ['Wellness suite with a visiting {}'],
+    // A join of `the` and `rapist` would find every therapist.
+    traps: ['the rapist', 'massage the rapist'],
+  },
+];
+
+/**
+ * Sentences every fact sheet prints whose word pairs a careless rule would read as one word
+ * (`every one` as `everyone`): the queries must find nothing, the sentences themselves must be
+ * found (so the trap is really in the corpus). No catalogue phrase may appear in them.
+ */
+export const NEAR_MISS_TEXTS: readonly { text: string; present: string; trap: string }[] = [
+  {
+    text: 'Designed so that every one of our residents finds a quiet corner',
+    present: 'every one of our residents',
+    trap: 'everyone',
+  },
+  {
+    text: 'No table reservations are needed in the media lounge',
+    present: 'no table reservations',
+    trap: 'notable',
+  },
+  { text: 'Materials chosen to last for ever', present: 'to last for ever', trap: 'forever' },
 ];
 
 /** Plausible searches that no generated document answers. The generator never writes these words. */

@@ -58,8 +58,31 @@ function chooseMentions(projects: DemoProject[], seed: number): Set<number>[] {
   if (projects.length === 0) return chosen;
   CONCEPTS.forEach((concept, i) => {
     if (!chosen.some((set) => set.has(i))) chosen[hashSeed(seed, concept.query) % projects.length].add(i);
+    // A rule family's spellings are dealt one a project (see `spellingStarts`): it needs as many
+    // projects as spellings, where there are that many.
+    if (concept.family === 'catalogue') return;
+    const wanted = Math.min(concept.variants.length, projects.length);
+    for (let k = 0; chosen.filter((set) => set.has(i)).length < wanted; k++)
+      chosen[hashSeed(seed, concept.query, k) % projects.length].add(i);
   });
   return chosen;
+}
+
+/**
+ * Where each project starts in a rule-family concept's spellings: the projects that mention it
+ * take 0, 1, 2, … in dataset order, and each mention takes the next, so the corpus prints every
+ * spelling (a random pick would print two of four and prove nothing of the others).
+ */
+function spellingStarts(mentions: Set<number>[]): Map<number, number>[] {
+  const starts = mentions.map(() => new Map<number, number>());
+  CONCEPTS.forEach((concept, i) => {
+    if (concept.family === 'catalogue') return;
+    let next = 0;
+    mentions.forEach((set, p) => {
+      if (set.has(i)) starts[p].set(i, next++);
+    });
+  });
+  return starts;
 }
 
 function planProject(story: ProjectStory): Planned[] {
@@ -226,7 +249,8 @@ export async function generateCorpus(opts: GenerateCorpusOptions): Promise<Corpu
   const { projects, seed, outDir } = opts;
   const rng = createRng(hashSeed(seed, 'corpus'));
   const mentions = chooseMentions(projects, seed);
-  const stories = projects.map((project, i) => buildStory(project, seed, mentions[i]));
+  const starts = spellingStarts(mentions);
+  const stories = projects.map((project, i) => buildStory(project, seed, mentions[i], starts[i]));
   const planned = stories.flatMap(planProject);
   if (stories.length > 0) {
     const [damaged, locked] = [rng.pick(stories), rng.pick(stories)];

@@ -1,4 +1,5 @@
 import type { Block } from './render.js';
+import { NEAR_MISS_TEXTS } from './concepts.js';
 import {
   allPlans,
   area,
@@ -200,6 +201,7 @@ export function factSheet(story: ProjectStory): DraftDocument {
     ['Amenities', amenities],
   ];
   for (const index of mentioned(story, 'building')) rows.push(['Building', say(story, index)]);
+  rows.push(['Notes', `${NEAR_MISS_TEXTS.map((n) => n.text).join('. ')}.`]);
   const registered = project.buildings.map((b) => b.condoCorpNumber).filter((n): n is string => n !== null);
   if (registered.length > 0) rows.push(['Condominium', registered.join(', ')]);
   return {

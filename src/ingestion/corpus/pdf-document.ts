@@ -4,7 +4,26 @@ import PDFDocument from 'pdfkit';
 
 const require = createRequire(import.meta.url);
 /** The fontkit that pdfkit itself loads, so a parsed font can be handed to pdfkit and shared. */
-const fontkit = createRequire(require.resolve('pdfkit'))('fontkit') as { create(data: Uint8Array): object };
+const fontkit = createRequire(require.resolve('pdfkit'))('fontkit') as {
+  create(data: Uint8Array): FontkitFont;
+};
+
+interface FontkitFont {
+  characterSet: number[];
+  glyphForCodePoint(codePoint: number): unknown;
+}
+
+/**
+ * fontkit caches a glyph object with the code points of its first request, and the PDF's text
+ * layer (ToUnicode) is written from them. A glyph first met as a part of a composite (the prime
+ * inside the double prime `″`, when a document embeds `30″`) is cached with none, and every later
+ * document that prints it would lose that character from its text (`9′` extracted as `9%`).
+ * Asking for every code point the font maps first caches each glyph with its own.
+ */
+function withCodePoints(font: FontkitFont): object {
+  for (const codePoint of font.characterSet) font.glyphForCodePoint(codePoint);
+  return font;
+}
 
 interface Fonts {
   regular: object;
@@ -19,8 +38,12 @@ let parsedFonts: Fonts | null = null;
  */
 function fonts(): Fonts {
   parsedFonts ??= {
-    regular: fontkit.create(readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf'))),
-    bold: fontkit.create(readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf'))),
+    regular: withCodePoints(
+      fontkit.create(readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf'))),
+    ),
+    bold: withCodePoints(
+      fontkit.create(readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf'))),
+    ),
   };
   return parsedFonts;
 }

@@ -14,6 +14,11 @@ export interface ProjectStory {
   rng: Rng;
   /** Indices into CONCEPTS of what this project's current documents mention. */
   mentions: Set<number>;
+  /**
+   * Per concept of a rule family, the next spelling to print: such concepts take their spellings
+   * in turn (from a per-project start), so the corpus prints each of them, not a random few.
+   */
+  spellingTurns: Map<number, number>;
   architect: string;
   interiorDesigner: string;
   lawFirm: string;
@@ -60,13 +65,19 @@ export function monthsBefore(date: Date, months: number): Date {
   return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - months, 1));
 }
 
-export function buildStory(project: DemoProject, seed: number, mentions: Set<number>): ProjectStory {
+export function buildStory(
+  project: DemoProject,
+  seed: number,
+  mentions: Set<number>,
+  spellingStarts: Map<number, number> = new Map(),
+): ProjectStory {
   const rng = createRng(hashSeed(seed, 'story', project.key));
   const premium = project.priceMin / 600_000;
   return {
     project,
     rng,
     mentions,
+    spellingTurns: new Map(spellingStarts),
     architect: rng.pick(ARCHITECTS),
     interiorDesigner: rng.pick(DESIGNERS),
     lawFirm: rng.pick(LAW_FIRMS),
@@ -117,7 +128,13 @@ export function mentioned(story: ProjectStory, section: ConceptSection, within =
 export function say(story: ProjectStory, index: number, rng: Rng = story.rng): string {
   const concept = CONCEPTS[index];
   const context = rng.pick(concept.contexts);
-  let variant = rng.pick(concept.variants);
+  const turn = story.spellingTurns.get(index);
+  let variant: string;
+  if (turn === undefined) variant = rng.pick(concept.variants);
+  else {
+    variant = concept.variants[turn % concept.variants.length];
+    story.spellingTurns.set(index, turn + 1);
+  }
   if (context.startsWith('{}')) variant = variant[0].toUpperCase() + variant.slice(1);
   return context.replace('{}', mention(index, variant)).replace('{cap}', money(story.developmentChargeCap));
 }

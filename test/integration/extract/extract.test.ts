@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
 import { buildDemoDataset } from '../../../src/demo/dataset.js';
-import { CONCEPTS, generateCorpus, type CorpusManifest } from '../../../src/ingestion/corpus/index.js';
+import {
+  CONCEPTS,
+  NEAR_MISS_TEXTS,
+  generateCorpus,
+  type Concept,
+  type CorpusManifest,
+} from '../../../src/ingestion/corpus/index.js';
 import {
   closeExtractors,
   extractPdf,
@@ -13,6 +19,8 @@ import {
 import { normalizeText } from '../../../src/search/normalize.js';
 import { expandQuery } from '../../../src/search/synonyms.js';
 import { findFirstMatch } from '../../../src/search/match.js';
+import { vocabularyOf } from '../../../src/search/compounds.js';
+import { searchSpellings } from '../../../src/search/spellings.js';
 import { makePdf } from '../../support/pdf.js';
 import { chunkPages } from '../../../src/search/chunk.js';
 import {
@@ -167,30 +175,60 @@ describe('sandboxed extraction of the corpus', () => {
     }
   });
 
-  it('finds every mention by its concept query through the search post-filter', () => {
+  /** The corpus's vocabulary, as `search_vocabulary` would hold it after ingestion. */
+  const vocabulary = () => new Set(vocabularyOf(readable().flatMap((d) => normalizedPages(d.file))));
+  /** The terms the search runs for `query` against this corpus (synonyms, abbreviations, compounds). */
+  const termsOf = (query: string, known: ReadonlySet<string>) =>
+    searchSpellings(expandQuery(query).terms, known);
+  /** A concept's queries: the catalogue's by its query, the rule families by every spelling. */
+  const queriesOf = (c: Concept) =>
+    c.family === 'catalogue' ? [c.query] : [...new Set([c.query, ...c.variants])];
+
+  it('finds every mention by each of its concept queries through the search post-filter', () => {
+    const known = vocabulary();
     for (const d of readable()) {
       const pages = normalizedPages(d.file);
       for (const fact of d.facts) {
-        const match = findFirstMatch(pages[fact.page - 1], expandQuery(fact.concept).terms);
-        expect({ file: d.file, fact, found: match !== null }).toEqual({ file: d.file, fact, found: true });
+        const concept = CONCEPTS.find((c) => c.query === fact.concept)!;
+        for (const query of queriesOf(concept)) {
+          const match = findFirstMatch(pages[fact.page - 1], termsOf(query, known));
+          expect({ file: d.file, fact, query, found: match !== null }).toEqual({
+            file: d.file,
+            fact,
+            query,
+            found: true,
+          });
+        }
       }
     }
   });
 
-  it('has no mention the manifest does not record (the ground truth is complete)', () => {
-    const queries = [...CONCEPTS.map((c) => c.query), ...manifest.absentConcepts];
+  it('has no mention the manifest does not record, and no trap matches (the ground truth is complete)', () => {
+    const known = vocabulary();
+    const queries = [
+      ...CONCEPTS.flatMap((c) => queriesOf(c).map((q) => ({ query: q, concept: c.query }))),
+      ...manifest.absentConcepts.map((q) => ({ query: q, concept: q })),
+      ...CONCEPTS.flatMap((c) => (c.traps ?? []).map((q) => ({ query: q, concept: `trap of ${c.query}` }))),
+      ...NEAR_MISS_TEXTS.map((n) => ({ query: n.trap, concept: `near miss ${n.present}` })),
+    ];
     for (const d of readable()) {
       normalizedPages(d.file).forEach((page, i) => {
         const recorded = new Set(d.facts.filter((f) => f.page === i + 1).map((f) => f.concept));
-        for (const query of queries) {
-          const hit = findFirstMatch(page, expandQuery(query).terms) !== null;
+        for (const { query, concept } of queries) {
+          const hit = findFirstMatch(page, termsOf(query, known)) !== null;
           if (hit)
-            expect({ file: d.file, page: i + 1, query, recorded: recorded.has(query) }).toMatchObject({
+            expect({ file: d.file, page: i + 1, query, recorded: recorded.has(concept) }).toMatchObject({
               recorded: true,
             });
         }
       });
     }
+  });
+
+  it('prints the near-miss sentences the traps are about', () => {
+    const all = readable().flatMap((d) => normalizedPages(d.file));
+    for (const n of NEAR_MISS_TEXTS)
+      expect({ n, present: all.some((p) => p.includes(n.present)) }).toEqual({ n, present: true });
   });
 
   it('holds real text behind the password of the encrypted document', async () => {

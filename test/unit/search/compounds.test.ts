@@ -1,8 +1,10 @@
+import { abbreviationVariants } from '../../../src/search/abbreviations.js';
 import { compoundVariants, vocabularyCandidates, vocabularyOf } from '../../../src/search/compounds.js';
 
 const vocabulary = new Set(
   vocabularyOf([
-    'the rapist spoke under ground parking soft close softclose d en den porte cochère counter tops',
+    'the rapist therapist spoke under ground parking soft close softclose d en den porte cochère counter tops',
+    'no table notable every one everyone walk out walkout terrace',
   ]),
 );
 
@@ -17,6 +19,14 @@ describe('compound spellings (issue 13)', () => {
     [['den'], []],
     [['ground'], []],
     [['spokes'], []],
+    // a particle may end a compound, both ways
+    [['walkout terrace'], ['walk out terrace']],
+    [['walk out terrace'], ['walkout terrace']],
+    // joins pass the same test as splits: a function word or a short word never joins
+    [['the rapist'], []],
+    [['no table'], []],
+    [['every one'], []],
+    [['everyone'], []],
   ])('%j → %j', (terms, expected) => {
     expect(compoundVariants(terms, vocabulary)).toEqual(expected);
   });
@@ -41,5 +51,24 @@ describe('compound spellings (issue 13)', () => {
       'inch',
       'soft',
     ]);
+  });
+});
+
+describe('abbreviation periods (issue 13)', () => {
+  it.each([
+    [['st. lawrence market'], ['st lawrence market']],
+    [['st lawrence market'], ['st. lawrence market']],
+    [['approx. 12 feet'], ['approx 12 feet']],
+    // two abbreviations: each alone, then both
+    [['no. 5 st'], ['no 5 st', 'no. 5 st.', 'no 5 st.']],
+    // words off the list, and units the normalizer already spells out, are left alone
+    [['stone counters'], []],
+    [['30 inch gas range'], []],
+  ])('%j → %j', (terms, expected) => {
+    expect(abbreviationVariants(terms)).toEqual(expected);
+  });
+
+  it('never repeats a search term', () => {
+    expect(abbreviationVariants(['st lawrence', 'st. lawrence'])).toEqual([]);
   });
 });
