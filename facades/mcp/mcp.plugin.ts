@@ -7,6 +7,7 @@ import { AppError } from '../../src/errors/catalogue.js';
 import { oauthUrls } from '../../src/oauth/urls.js';
 import { protectedResourceMetadata } from '../../src/oauth/metadata.js';
 import { runOperation } from '../operation.js';
+import { JSONRPC, mcpFailure, toolError, type ToolResult } from './errors.js';
 import { loadTools, type Tool } from './tools.js';
 
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
@@ -17,28 +18,8 @@ export const INSTRUCTIONS = `Property Data Service: real-estate development proj
 Typical sequence: 1. find-projects-mentioning to find which projects mention a concrete term; 2. search-document-text with that project_id to get matching chunks; 3. fetch-document-context with a chunk_id to read the surrounding text before citing it (cite stable_citation).
 Matching is exact keyword plus synonyms, not natural language: search concrete terms, try a few variants and merge results; 0 matches after a few variants means the term is not mentioned. list-projects browses the catalogue; list-project-documents shows what a project published and what could not be indexed.`;
 
-const JSONRPC = {
-  PARSE: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL: -32603,
-  /** Server error range: the service cannot answer now; retry after the Retry-After header's seconds. */
-  UNAVAILABLE: -32000,
-};
-
 interface CallParams {
   ctx: RequestContext;
-}
-
-interface ToolResult {
-  content: { type: 'text'; text: string }[];
-  structuredContent?: unknown;
-  isError?: boolean;
-}
-
-function toolError(message: string): ToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
 }
 
 function ajvMessage(validate: ValidateFunction): string {
@@ -51,17 +32,6 @@ function ajvMessage(validate: ValidateFunction): string {
       return `${at || 'arguments'} ${e.message ?? 'is invalid'}`;
     })
     .join('; ');
-}
-
-/** The one place the tool server maps the error catalogue to MCP: tool failures are results a model can act on. */
-function toolFailure(err: AppError): ToolResult {
-  if (err.code === 'RATE_LIMITED') {
-    return toolError(
-      `Rate limit exceeded: wait ${err.details.retryAfterSeconds ?? 60} seconds before calling again.`,
-    );
-  }
-  if (err.code === 'BAD_USER_INPUT') return toolError(`Invalid arguments: ${err.message}`);
-  return toolError(err.message);
 }
 
 function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps): JSONRPCServer<CallParams> {
@@ -107,18 +77,19 @@ function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps
         structuredContent: data.result,
       };
     } catch (err) {
-      if (err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE') {
-        // Not the tool's failure: the whole call is to be retried, so a JSON-RPC error (HTTP 503) keeping the id.
-        throw new JSONRPCErrorException(err.message, JSONRPC.UNAVAILABLE, {
-          retryAfterSeconds: err.details.retryAfterSeconds,
-        });
+      if (!(err instanceof AppError) || err.code === 'INTERNAL') {
+        deps.log.error(
+          { err: err instanceof AppError ? (err.cause ?? err) : err, requestId: ctx.requestId },
+          'tool failed',
+        );
+        throw new JSONRPCErrorException('Internal error', JSONRPC.INTERNAL, { requestId: ctx.requestId });
       }
-      if (err instanceof AppError && err.code !== 'INTERNAL') return toolFailure(err);
-      deps.log.error(
-        { err: err instanceof AppError ? (err.cause ?? err) : err, requestId: ctx.requestId },
-        'tool failed',
-      );
-      throw new JSONRPCErrorException('Internal error', JSONRPC.INTERNAL, { requestId: ctx.requestId });
+      const failure = mcpFailure(err, true);
+      if (failure.kind === 'result') return failure.result;
+      throw new JSONRPCErrorException(failure.message, failure.code, {
+        httpStatus: failure.status,
+        retryAfterSeconds: failure.retryAfterSeconds,
+      });
     }
   });
   return rpc;
@@ -289,30 +260,26 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
         );
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        if (err.code === 'CREDENTIAL_MISSING' || err.code === 'CREDENTIAL_INVALID') {
+        const failure = mcpFailure(err, m.method === 'tools/call' && m.id !== undefined);
+        if (failure.kind === 'result')
+          return reply.send({ jsonrpc: '2.0', id: m.id, result: failure.result });
+        if (failure.challenge)
           void reply.header('www-authenticate', `Bearer resource_metadata="${resourceMetadataUrl}"`);
-          return rpcError(reply, 401, JSONRPC.INVALID_REQUEST, err.message, m.id ?? null);
-        }
-        if (err.code === 'RATE_LIMITED' && m.method === 'tools/call' && m.id !== undefined) {
-          return reply.send({ jsonrpc: '2.0', id: m.id, result: toolFailure(err) });
-        }
-        if (err.code === 'RATE_LIMITED') {
-          void reply.header('retry-after', String(err.details.retryAfterSeconds ?? 60));
-          return rpcError(reply, 429, -32000, err.message, m.id ?? null);
-        }
-        if (err.code === 'SERVICE_UNAVAILABLE') {
-          void reply.header('retry-after', String(err.details.retryAfterSeconds ?? 5));
-        }
-        return rpcError(reply, err.httpStatus, -32000, err.message, m.id ?? null);
+        if (failure.retryAfterSeconds !== undefined)
+          void reply.header('retry-after', String(failure.retryAfterSeconds));
+        return rpcError(reply, failure.status, failure.code, failure.message, m.id ?? null);
       }
       const response = await rpc.receive(m as JSONRPCRequest, { ctx });
       if (response === null) return reply.code(202).send();
       if (reply.sent) return reply;
-      const retryAfter = (response.error?.data as { retryAfterSeconds?: unknown } | undefined)
-        ?.retryAfterSeconds;
-      if (response.error?.code === JSONRPC.UNAVAILABLE && typeof retryAfter === 'number') {
-        void reply.code(503).header('retry-after', String(retryAfter));
+      // A tool call's failure that is not a tool result (mcpFailure): its status and Retry-After.
+      const data = response.error?.data as { httpStatus?: unknown; retryAfterSeconds?: unknown } | undefined;
+      if (typeof data?.httpStatus === 'number') {
+        void reply.code(data.httpStatus);
+        delete data.httpStatus;
       }
+      if (typeof data?.retryAfterSeconds === 'number')
+        void reply.header('retry-after', String(data.retryAfterSeconds));
       if (framing === 'sse') {
         return reply.type('text/event-stream').send(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
       }

@@ -1,0 +1,84 @@
+import { AppError, ERROR_CATALOGUE } from '../../src/errors/catalogue.js';
+
+export const JSONRPC = {
+  PARSE: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL: -32603,
+  /** Server error range: the service cannot answer now, or refused before any method ran. */
+  SERVER_ERROR: -32000,
+};
+
+export interface ToolResult {
+  content: { type: 'text'; text: string }[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+export function toolError(message: string): ToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/**
+ * How the tool server answers an error: a tool result a model can act on, or a JSON-RPC error with
+ * its HTTP status and headers.
+ */
+export type McpFailure =
+  | { kind: 'result'; result: ToolResult }
+  | {
+      kind: 'error';
+      status: number;
+      code: number;
+      message: string;
+      /** Sent as Retry-After, and as the JSON-RPC error's data so a client library sees it too. */
+      retryAfterSeconds?: number;
+      /** A 401 names the protected-resource metadata in WWW-Authenticate (MCP authorization). */
+      challenge?: boolean;
+    };
+
+/** The words a model reads for a tool failure. */
+function toolMessage(err: AppError): string {
+  if (err.code === 'RATE_LIMITED')
+    return `Rate limit exceeded: wait ${err.details.retryAfterSeconds ?? 60} seconds before calling again.`;
+  if (err.code === 'BAD_USER_INPUT') return `Invalid arguments: ${err.message}`;
+  return err.message;
+}
+
+/**
+ * The one place the tool server maps the error catalogue to MCP, by each code's `mcp` column.
+ * `inToolCall`: the error belongs to a `tools/call` (a tool failure is then a result with
+ * `isError`, which the model can act on); otherwise it refused the message before any method ran.
+ */
+export function mcpFailure(err: AppError, inToolCall: boolean): McpFailure {
+  switch (ERROR_CATALOGUE[err.code].mcp) {
+    case 'http-401':
+      return {
+        kind: 'error',
+        status: 401,
+        code: JSONRPC.INVALID_REQUEST,
+        message: err.message,
+        challenge: true,
+      };
+    case 'tool-error':
+      if (inToolCall) return { kind: 'result', result: toolError(toolMessage(err)) };
+      return {
+        kind: 'error',
+        status: err.httpStatus,
+        code: JSONRPC.SERVER_ERROR,
+        message: err.message,
+        retryAfterSeconds: err.code === 'RATE_LIMITED' ? (err.details.retryAfterSeconds ?? 60) : undefined,
+      };
+    case 'unavailable':
+      // Not the tool's failure: the whole call is to be retried, so a JSON-RPC error keeping the id.
+      return {
+        kind: 'error',
+        status: 503,
+        code: JSONRPC.SERVER_ERROR,
+        message: err.message,
+        retryAfterSeconds: err.details.retryAfterSeconds ?? 5,
+      };
+    case 'internal':
+      return { kind: 'error', status: 500, code: JSONRPC.INTERNAL, message: 'Internal error' };
+  }
+}
