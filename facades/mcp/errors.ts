@@ -1,4 +1,4 @@
-import { AppError, ERROR_CATALOGUE } from '../../src/errors/catalogue.js';
+import { type AppError, ERROR_CATALOGUE } from '../../src/errors/catalogue.js';
 
 export const JSONRPC = {
   PARSE: -32700,
