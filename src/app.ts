@@ -46,6 +46,8 @@ export interface AppOptions {
   extractor?: Extractor;
   /** Job heartbeat, supervision and retry timing (tests shorten them). */
   jobTiming?: Partial<JobTiming>;
+  /** The time credentials are judged by (tests move it forward instead of sleeping). */
+  clock?: () => Date;
 }
 
 async function openLimiter(
@@ -127,7 +129,15 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     extractor: opts.extractor,
     jobTiming: opts.jobTiming,
   });
-  const deps: AppDeps = { em: db.orm.em, limiter, config, log: server.log, ingestion, availability };
+  const deps: AppDeps = {
+    em: db.orm.em,
+    limiter,
+    config,
+    log: server.log,
+    ingestion,
+    availability,
+    clock: opts.clock ?? (() => new Date()),
+  };
 
   server.get('/healthz', () => ({ status: 'ok' }));
   // Ready: the database answers. Degraded (still 200: the node serves): the job queue cannot reach

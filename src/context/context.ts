@@ -24,6 +24,8 @@ export interface AppDeps {
   config: AppConfig;
   log: FastifyBaseLogger;
   ingestion: Ingestion;
+  /** The time credentials, sessions and roll-overs are judged by (tests move it instead of waiting). */
+  clock: () => Date;
 }
 
 export interface ContextRequest {
@@ -99,8 +101,12 @@ async function buildContext(req: ContextRequest, deps: AppDeps): Promise<Request
     try {
       viewer =
         secret !== null
-          ? await authenticate(em, secret, { transport: req.transport, adminToken: deps.config.adminToken })
-          : await authenticateSession(em, session!, req.teamId);
+          ? await authenticate(em, secret, {
+              transport: req.transport,
+              adminToken: deps.config.adminToken,
+              now: deps.clock(),
+            })
+          : await authenticateSession(em, session!, req.teamId, deps.clock());
       assertAudience(viewer, req.transport, deps.config);
     } catch (err) {
       if (err instanceof AppError && err.code === 'CREDENTIAL_INVALID') {

@@ -37,10 +37,13 @@ export class TeamSettingsResolver {
     @Arg('expiresInSeconds', () => Int) expiresInSeconds: number,
   ) {
     const teamId = settingsTeamScope(ctx.viewer);
-    return settings.rollApiKey(ctx.em, id, expiresInSeconds, {
-      teamId,
-      createdBy: ctx.viewer?.user?.id ?? null,
-    });
+    return settings.rollApiKey(
+      ctx.em,
+      id,
+      expiresInSeconds,
+      { teamId, createdBy: ctx.viewer?.user?.id ?? null },
+      ctx.deps.clock(),
+    );
   }
 
   @Query(() => [AccessTokenType], {

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import {
   addMember,
@@ -10,8 +9,10 @@ import {
 import { signIn, type SignedIn } from './session-graphql.js';
 
 let t: TestApp;
+/** The app's clock: real time plus what a test moved it forward by (no waiting for expiry). */
+let skewMs = 0;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({}, { clock: () => new Date(Date.now() + skewMs) });
 });
 afterAll(async () => {
   await t.close();
@@ -84,7 +85,7 @@ describe('team settings: API keys', () => {
     expect(fresh.apiKey).toMatchObject({ name: 'prod', scopes: ['building-links'] });
     expect(await works(fresh.secret)).toBe(true);
     expect(await works(old.secret)).toBe(true);
-    await sleep(2100);
+    skewMs += 2100;
     expect(await works(old.secret)).toBe(false);
     expect(await works(fresh.secret)).toBe(true);
 
