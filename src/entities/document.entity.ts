@@ -25,6 +25,7 @@ export const DocumentSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** @public the entity type, beside each schema */
 export type Document = InferEntity<typeof DocumentSchema>;
 
 export const ExtractionSchema = defineEntity({
@@ -44,6 +45,7 @@ export const ExtractionSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** @public the entity type, beside each schema */
 export type Extraction = InferEntity<typeof ExtractionSchema>;
 
 /**
@@ -73,4 +75,5 @@ export const ChunkSchema = defineEntity({
     searchVector: p.type('string').columnType('tsvector').lazy(),
   },
 });
+/** @public the entity type, beside each schema */
 export type Chunk = InferEntity<typeof ChunkSchema>;

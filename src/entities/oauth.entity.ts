@@ -17,6 +17,7 @@ export const UserSessionSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** @public the entity type, beside each schema */
 export type UserSession = InferEntity<typeof UserSessionSchema>;
 
 /**
@@ -33,6 +34,7 @@ export const OAuthClientSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** @public the entity type, beside each schema */
 export type OAuthClient = InferEntity<typeof OAuthClientSchema>;
 
 /**
@@ -61,6 +63,7 @@ export const OAuthAuthorizationSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** @public the entity type, beside each schema */
 export type OAuthAuthorization = InferEntity<typeof OAuthAuthorizationSchema>;
 
 /**
@@ -86,4 +89,5 @@ export const OAuthRefreshTokenSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** @public the entity type, beside each schema */
 export type OAuthRefreshToken = InferEntity<typeof OAuthRefreshTokenSchema>;

@@ -14,6 +14,7 @@ export const TeamSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** @public the entity type, beside each schema */
 export type Team = InferEntity<typeof TeamSchema>;
 
 export const UserSchema = defineEntity({
@@ -27,6 +28,7 @@ export const UserSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** @public the entity type, beside each schema */
 export type User = InferEntity<typeof UserSchema>;
 
 export const MembershipSchema = defineEntity({
@@ -40,4 +42,5 @@ export const MembershipSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** @public the entity type, beside each schema */
 export type Membership = InferEntity<typeof MembershipSchema>;

@@ -15,12 +15,7 @@ import {
   type TextLimits,
 } from './pdf-text.js';
 
-export {
-  EXTRACTION_METHOD,
-  EXTRACTOR_VERSION,
-  type ExtractionOutcome,
-  type ExtractionResult,
-} from './pdf-text.js';
+export type { ExtractionResult } from './pdf-text.js';
 
 export interface ExtractOptions extends Partial<TextLimits> {
   /** Wall-clock budget of one document once an extractor has it; the extractor is killed when it runs out. */

@@ -10,7 +10,6 @@ import type {
 } from './floorplan-match.types.js';
 
 export type * from './floorplan-match.types.js';
-export { suiteStack } from './suite-number.js';
 
 export const DEFAULT_THRESHOLDS: Readonly<MatchThresholds> = Object.freeze({
   matchScore: 0.8,
