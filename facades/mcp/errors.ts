@@ -37,12 +37,32 @@ export type McpFailure =
       challenge?: boolean;
     };
 
+/** What a model can do when something it named was not found. */
+const NOT_FOUND_HINTS: Record<NonNullable<AppError['details']['subject']>, string> = {
+  project: 'use list-projects to find project ids',
+  chunk: 'run search-document-text again for fresh chunk ids',
+};
+
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The domain's message in the tools' words: a field the domain names (`projectId: …`) is the
+ * tool argument `project_id`, and a NOT_FOUND says which tool finds a valid id.
+ */
+function inToolWords(err: AppError): string {
+  let message = err.message;
+  for (const field of Object.keys(err.details.fields ?? {}))
+    if (message.startsWith(`${field}:`)) message = snakeCase(field) + message.slice(field.length);
+  const hint = err.details.subject && NOT_FOUND_HINTS[err.details.subject];
+  return hint ? `${message}; ${hint}` : message;
+}
+
 /** The words a model reads for a tool failure. */
 function toolMessage(err: AppError): string {
   if (err.code === 'RATE_LIMITED')
     return `Rate limit exceeded: wait ${err.details.retryAfterSeconds ?? 60} seconds before calling again.`;
-  if (err.code === 'BAD_USER_INPUT') return `Invalid arguments: ${err.message}`;
-  return err.message;
+  if (err.code === 'BAD_USER_INPUT') return `Invalid arguments: ${inToolWords(err)}`;
+  return inToolWords(err);
 }
 
 /**

@@ -64,6 +64,11 @@ export interface AppErrorDetails {
   scope?: string;
   requiredPlans?: string[];
   retryAfterSeconds?: number;
+  /**
+   * What was not found (NOT_FOUND): a facade may add how its own callers find a valid one (the MCP
+   * tools name the tool to call). Domain messages name domain fields and no transport's arguments.
+   */
+  subject?: 'project' | 'chunk';
   /** The limiter's decision, for rate-limit headers on a refused request. */
   rate?: { limit: number; remaining: number; resetSeconds: number };
 }

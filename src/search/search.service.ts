@@ -285,7 +285,7 @@ export async function searchDocumentText(
   const category = validateCategory(input.category);
   const limit = validateRange('limit', input.limit, SEARCH_LIMIT);
   if (input.projectId !== null && input.projectId !== undefined && !(input.projectId > 0)) {
-    throw badInput('project_id', 'must be a positive integer');
+    throw badInput('projectId', 'must be a positive integer');
   }
   const scope: Scope = {
     projectId: input.projectId,
@@ -409,16 +409,13 @@ export async function projectDocuments(
   input: { projectId: number; category?: string | null; includeHistorical?: boolean | null },
 ): Promise<ProjectDocumentsResult> {
   if (!Number.isInteger(input.projectId) || input.projectId <= 0)
-    throw badInput('project_id', 'must be a positive integer');
+    throw badInput('projectId', 'must be a positive integer');
   const category = validateCategory(input.category);
   const historical = access.historical && !!input.includeHistorical;
   const query = await nativeQuery(em);
   const [project] = await query<{ id: number }>('select id from project where id = $1', [input.projectId]);
   if (!project)
-    throw new AppError(
-      'NOT_FOUND',
-      `project ${input.projectId} not found: use list-projects to find project ids`,
-    );
+    throw new AppError('NOT_FOUND', `project ${input.projectId} not found`, { subject: 'project' });
   const where = scopeSql({ projectId: input.projectId, category, historical }, 1);
   const rows = await query<{
     id: number;
@@ -460,7 +457,7 @@ export async function documentContext(
   input: { chunkId: number; before?: number | null; after?: number | null },
 ): Promise<DocumentContextResult> {
   if (!Number.isInteger(input.chunkId) || input.chunkId <= 0)
-    throw badInput('chunk_id', 'must be a positive integer');
+    throw badInput('chunkId', 'must be a positive integer');
   const before = validateRange('before', input.before, CONTEXT_WINDOW);
   const after = validateRange('after', input.after, CONTEXT_WINDOW);
   const query = await nativeQuery(em);
@@ -479,7 +476,8 @@ export async function documentContext(
   if (!center || (!center.is_latest && !access.historical)) {
     throw new AppError(
       'NOT_FOUND',
-      `chunk ${input.chunkId} not found: it may belong to an older extraction of a re-indexed document; run search-document-text again for fresh chunk ids`,
+      `chunk ${input.chunkId} not found: it may belong to an older extraction of a re-indexed document`,
+      { subject: 'chunk' },
     );
   }
   const rows = await query<{

@@ -183,7 +183,17 @@ describe('MCP tool server with the official SDK client', () => {
     expect((bad.content as any)[0].text).toMatch(/limit must be <= 25/);
     const stale = await client.callTool({ name: 'fetch-document-context', arguments: { chunk_id: 999999 } });
     expect(stale.isError).toBe(true);
-    expect((stale.content as any)[0].text).toMatch(/not found/);
+    // The domain's words, then the tool server's hint: which tool gives a valid id.
+    expect((stale.content as any)[0].text).toBe(
+      'chunk 999999 not found: it may belong to an older extraction of a re-indexed document; run search-document-text again for fresh chunk ids',
+    );
+    const ghost = await client.callTool({
+      name: 'list-project-documents',
+      arguments: { project_id: 999999 },
+    });
+    expect((ghost.content as any)[0].text).toBe(
+      'project 999999 not found; use list-projects to find project ids',
+    );
     await expect(client.callTool({ name: 'no-such-tool', arguments: {} })).rejects.toThrow(/Unknown tool/);
     await client.close();
   });

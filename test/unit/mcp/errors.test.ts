@@ -1,5 +1,5 @@
 import { JSONRPC, mcpFailure } from '../../../facades/mcp/errors.js';
-import { AppError, ERROR_CATALOGUE, type ErrorCode } from '../../../src/errors/catalogue.js';
+import { AppError, badInput, ERROR_CATALOGUE, type ErrorCode } from '../../../src/errors/catalogue.js';
 
 const codes = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
@@ -72,6 +72,20 @@ describe('the MCP error mapper reads the catalogue', () => {
     ).toMatchObject({
       status: 429,
       retryAfterSeconds: 12,
+    });
+  });
+
+  it('words domain errors for the tools: snake_case arguments and which tool finds a valid id', () => {
+    const field = mcpFailure(badInput('projectId', 'must be a positive integer'), true);
+    expect(field).toMatchObject({
+      result: { content: [{ text: 'Invalid arguments: project_id: must be a positive integer' }] },
+    });
+    const missing = mcpFailure(
+      new AppError('NOT_FOUND', 'project 7 not found', { subject: 'project' }),
+      true,
+    );
+    expect(missing).toMatchObject({
+      result: { content: [{ text: 'project 7 not found; use list-projects to find project ids' }] },
     });
   });
 });
