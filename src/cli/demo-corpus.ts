@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { buildDemoDataset } from '../demo/dataset.js';
-import { generateCorpus } from '../ingestion/corpus/index.js';
+import { generateCorpus } from '../demo/corpus/index.js';
 
 /**
  * `npm run demo:corpus -- --projects 12 --seed 42 --out .data/corpus`: writes the demo PDF corpus

@@ -10,7 +10,7 @@ import {
   TeamSchema,
   UserSchema,
 } from '../entities/index.js';
-import { generateCorpus, type CorpusManifest } from '../ingestion/corpus/index.js';
+import { generateCorpus, type CorpusManifest } from './corpus/index.js';
 import { uploadDocument } from '../ingestion/ingest.service.js';
 import * as admin from '../services/admin.service.js';
 import { buildDemoDataset } from './dataset.js';

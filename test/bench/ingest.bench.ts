@@ -7,7 +7,7 @@ import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { buildDemoDataset } from '../../src/demo/dataset.js';
 import { ExtractionSchema, ProjectSchema } from '../../src/entities/index.js';
-import { generateCorpus } from '../../src/ingestion/corpus/index.js';
+import { generateCorpus } from '../../src/demo/corpus/index.js';
 import { extractPdfDirect } from '../../src/ingestion/extract.js';
 import { uploadDocument } from '../../src/ingestion/ingest.service.js';
 

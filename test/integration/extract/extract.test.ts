@@ -9,7 +9,7 @@ import {
   generateCorpus,
   type Concept,
   type CorpusManifest,
-} from '../../../src/ingestion/corpus/index.js';
+} from '../../../src/demo/corpus/index.js';
 import {
   closeExtractors,
   extractPdf,

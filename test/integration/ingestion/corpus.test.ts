@@ -10,10 +10,10 @@ import {
   type Concept,
   type ConceptFamily,
   type CorpusManifest,
-} from '../../../src/ingestion/corpus/index.js';
+} from '../../../src/demo/corpus/index.js';
 import { findProjectsMentioning, searchDocumentText } from '../../../src/search/search.service.js';
 import { SEARCH_LIMIT, PROJECTS_MENTIONING_LIMIT } from '../../../src/limits.js';
-import { LAYOUT_PROFILES, TEXT_PROFILES } from '../../../src/ingestion/corpus/manifest.js';
+import { LAYOUT_PROFILES, TEXT_PROFILES } from '../../../src/demo/corpus/manifest.js';
 import { normalizeText } from '../../../src/search/normalize.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../../support/app.js';

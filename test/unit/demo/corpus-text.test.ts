@@ -1,8 +1,8 @@
 import { createRng } from '../../../src/demo/prng.js';
-import { CONCEPTS, mention, stripMarks } from '../../../src/ingestion/corpus/concepts.js';
-import { TEXT_PROFILES } from '../../../src/ingestion/corpus/manifest.js';
-import { applyTextProfile } from '../../../src/ingestion/corpus/profiles.js';
-import { wrap } from '../../../src/ingestion/corpus/wrap.js';
+import { CONCEPTS, mention, stripMarks } from '../../../src/demo/corpus/concepts.js';
+import { TEXT_PROFILES } from '../../../src/demo/corpus/manifest.js';
+import { applyTextProfile } from '../../../src/demo/corpus/profiles.js';
+import { wrap } from '../../../src/demo/corpus/wrap.js';
 import { normalizeText } from '../../../src/search/normalize.js';
 
 describe('artifact profiles', () => {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { DemoProject } from '../../demo/dataset.js';
-import { createRng, hashSeed, type Rng } from '../../demo/prng.js';
+import type { DemoProject } from '../dataset.js';
+import { createRng, hashSeed, type Rng } from '../prng.js';
 import { ABSENT_CONCEPTS, CONCEPTS } from './concepts.js';
 import {
   LAYOUT_PROFILES,

@@ -1,5 +1,5 @@
 import { crc32, deflateSync } from 'node:zlib';
-import type { Rng } from '../../demo/prng.js';
+import type { Rng } from '../prng.js';
 import { openDocument, PAGE } from './pdf-document.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { DemoFloorPlan, DemoProject } from '../../demo/dataset.js';
-import { createRng, hashSeed, type Rng } from '../../demo/prng.js';
+import type { DemoFloorPlan, DemoProject } from '../dataset.js';
+import { createRng, hashSeed, type Rng } from '../prng.js';
 import type { Category } from '../../entities/enums.js';
 import { CONCEPTS, mention, type ConceptSection } from './concepts.js';
 import type { Block } from './render.js';

@@ -1,4 +1,4 @@
-import type { DemoFloorPlan } from '../../demo/dataset.js';
+import type { DemoFloorPlan } from '../dataset.js';
 import { CONCEPTS, mention } from './concepts.js';
 import type { Block, TableColumn } from './render.js';
 import {

@@ -1,4 +1,4 @@
-import type { Rng } from '../../demo/prng.js';
+import type { Rng } from '../prng.js';
 import type { TextProfile } from './manifest.js';
 
 /**
