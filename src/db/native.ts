@@ -13,3 +13,11 @@ export async function nativeQuery(em: EntityManager): Promise<NativeQuery> {
   };
   return async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[];
 }
+
+/** The same on the read connection: a read replica answers when one is configured (reads that tolerate lag). */
+export async function readQuery(em: EntityManager): Promise<NativeQuery> {
+  const pool = (await em.getConnection('read').getNativeClient()) as {
+    query: (sql: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
+  };
+  return async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[];
+}

@@ -6,6 +6,8 @@ import { buildSchema, createResolversMap, getMetadataStorage } from 'type-graphq
 import type { RequestContext } from '../context/context.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
 import { SearchResolver } from '../search/search.resolver.js';
+// After the search resolver: the order of registration is the order of the emitted SDL.
+import { DocumentsResolver } from '../documents/documents.resolver.js';
 import { FusionResolver } from '../fusion/fusion.resolver.js';
 import { AdminResolver } from './resolvers/admin.resolver.js';
 import { DocumentResolver } from './resolvers/document.resolver.js';
@@ -25,6 +27,7 @@ export const RESOLVERS = [
   TeamSettingsResolver,
   IngestionResolver,
   SearchResolver,
+  DocumentsResolver,
   FusionResolver,
 ] as const;
 

@@ -3,13 +3,8 @@ import { requireDocumentIntelligence } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
 import { boundedPerCredential } from '../context/in-flight.js';
 import * as search from './search.service.js';
-import {
-  DocumentContextResult,
-  FindProjectsMentioningResult,
-  ProjectDocumentsResult,
-  SearchDocumentTextResult,
-} from './search.types.js';
-import { CONTEXT_WINDOW, describeRange, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
+import { FindProjectsMentioningResult, SearchDocumentTextResult } from './search.types.js';
+import { describeRange, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
 
 const HOW_TO_QUERY =
   'Matching is exact keyword plus synonyms (hyphen, quote, spacing and plural variants), not natural language: search concrete terms ("quartz countertops", "30 inch gas range"), try a few variants and merge results; 0 matches after a few variants means the term is not mentioned.';
@@ -56,31 +51,5 @@ export class SearchResolver {
     return boundedPerCredential(ctx, () =>
       search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit }),
     );
-  }
-
-  @Query(() => ProjectDocumentsResult, {
-    description: 'The PDFs of one project, including unindexed ones with their status',
-  })
-  projectDocuments(
-    @Ctx() ctx: RequestContext,
-    @Arg('projectId', () => Int) projectId: number,
-    @Arg('category', () => String, { nullable: true }) category: string | null,
-    @Arg('includeHistorical', () => Boolean, { nullable: true }) includeHistorical: boolean | null,
-  ): Promise<ProjectDocumentsResult> {
-    const access = requireDocumentIntelligence(ctx.viewer);
-    return search.projectDocuments(ctx.em, access, { projectId, category, includeHistorical });
-  }
-
-  @Query(() => DocumentContextResult, { description: 'The chunks before and after a hit, in document order' })
-  documentContext(
-    @Ctx() ctx: RequestContext,
-    @Arg('chunkId', () => Int) chunkId: number,
-    @Arg('before', () => Int, { nullable: true, description: describeRange(CONTEXT_WINDOW) })
-    before: number | null,
-    @Arg('after', () => Int, { nullable: true, description: describeRange(CONTEXT_WINDOW) })
-    after: number | null,
-  ): Promise<DocumentContextResult> {
-    const access = requireDocumentIntelligence(ctx.viewer);
-    return search.documentContext(ctx.em, access, { chunkId, before, after });
   }
 }

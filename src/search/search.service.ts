@@ -1,14 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
-import { CATEGORIES, type Category } from '../entities/enums.js';
-import { AppError, badInput } from '../errors/catalogue.js';
-import {
-  CONTEXT_WINDOW,
-  MAX_QUERY_LENGTH,
-  PROJECTS_MENTIONING_LIMIT,
-  SEARCH_LIMIT,
-  type IntRange,
-} from '../limits.js';
+import { scopeSql, type Scope } from '../documents/scope.js';
+import { badInput } from '../errors/catalogue.js';
+import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
+import { validateCategory, validateRange } from '../services/validate.js';
 import { searchQueryLiteral } from './lexemes.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
@@ -17,10 +12,7 @@ import { surfaceForms } from './surface-forms.js';
 import { expandQuery } from './synonyms.js';
 import type {
   ChunkHit,
-  ContextChunk,
-  DocumentContextResult,
   FindProjectsMentioningResult,
-  ProjectDocumentsResult,
   ProjectMatch,
   SearchCoverage,
   SearchDocumentTextResult,
@@ -34,13 +26,6 @@ import type {
  * accepts: counts, per-project tallies and ranking run in SQL over the matches, and only the shown
  * hits' text is read, where the post-filter finds the span for the excerpt.
  */
-
-export interface Scope {
-  projectId?: number | null;
-  category?: Category | null;
-  /** Include older revisions: only when the plan allows it and the caller asked. */
-  historical: boolean;
-}
 
 /** Quote pairs a model often wraps a phrase in; `30"` alone is an inch mark and is kept. */
 const WRAPPING_QUOTES: Record<string, string> = {
@@ -62,37 +47,6 @@ export function validateQuery(query: string): string {
   if (!q) throw badInput('query', 'must not be empty');
   if (q.length > MAX_QUERY_LENGTH) throw badInput('query', `must be at most ${MAX_QUERY_LENGTH} characters`);
   return q;
-}
-
-export function validateCategory(category: string | null | undefined): Category | null {
-  if (category === null || category === undefined) return null;
-  if (!(CATEGORIES as readonly string[]).includes(category)) {
-    throw badInput('category', `must be one of: ${CATEGORIES.join(', ')}`);
-  }
-  return category as Category;
-}
-
-export function validateRange(field: string, value: number | null | undefined, range: IntRange): number {
-  if (value === null || value === undefined) return range.default;
-  if (!Number.isInteger(value) || value < range.min || value > range.max)
-    throw badInput(field, `must be an integer from ${range.min} to ${range.max}`);
-  return value;
-}
-
-/** SQL predicate on `d` (document) for a scope, with its parameters from `$first`. */
-function scopeSql(scope: Scope, first: number): { sql: string; params: unknown[] } {
-  const parts: string[] = [];
-  const params: unknown[] = [];
-  if (scope.projectId) {
-    params.push(scope.projectId);
-    parts.push(`d.project_id = $${first + params.length - 1}`);
-  }
-  if (scope.category) {
-    params.push(scope.category);
-    parts.push(`d.category = $${first + params.length - 1}`);
-  }
-  if (!scope.historical) parts.push('d.is_latest');
-  return { sql: parts.length ? parts.join(' and ') : 'true', params };
 }
 
 type Query = <T>(sql: string, params: unknown[]) => Promise<T[]>;
@@ -155,14 +109,6 @@ async function readSnapshot<T>(em: EntityManager, work: (query: Query) => Promis
   } finally {
     client.release(failed);
   }
-}
-
-/** Search reads tolerate replica lag: a read replica answers them when one is configured. */
-async function nativeQuery(em: EntityManager): Promise<Query> {
-  const pool = (await em.getConnection('read').getNativeClient()) as {
-    query: (sql: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
-  };
-  return async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[];
 }
 
 async function coverage(query: Query, scope: Scope): Promise<Omit<SearchCoverage, 'preFilterCandidates'>> {
@@ -401,113 +347,4 @@ export async function findProjectsMentioning(
       },
     };
   });
-}
-
-export async function projectDocuments(
-  em: EntityManager,
-  access: DocumentIntelligenceAccess,
-  input: { projectId: number; category?: string | null; includeHistorical?: boolean | null },
-): Promise<ProjectDocumentsResult> {
-  if (!Number.isInteger(input.projectId) || input.projectId <= 0)
-    throw badInput('projectId', 'must be a positive integer');
-  const category = validateCategory(input.category);
-  const historical = access.historical && !!input.includeHistorical;
-  const query = await nativeQuery(em);
-  const [project] = await query<{ id: number }>('select id from project where id = $1', [input.projectId]);
-  if (!project)
-    throw new AppError('NOT_FOUND', `project ${input.projectId} not found`, { subject: 'project' });
-  const where = scopeSql({ projectId: input.projectId, category, historical }, 1);
-  const rows = await query<{
-    id: number;
-    name: string;
-    category: string;
-    type: string | null;
-    status: string | null;
-    method: string | null;
-    page_count: number | null;
-    raw_text_length: number | null;
-    indexed_at: Date | null;
-  }>(
-    `select d.id, d.name, d.category, d.type, e.status, e.method, e.page_count, e.raw_text_length, e.indexed_at
-       from document d left join extraction e on e.id = d.current_extraction_id
-      where ${where.sql}
-      order by d.category, d.name, d.id`,
-    where.params,
-  );
-  return {
-    data: rows.map((r) => ({
-      documentId: r.id,
-      name: r.name,
-      category: r.category,
-      type: r.type,
-      indexed: r.status === 'completed',
-      extractionStatus: r.status ?? 'pending',
-      extractionMethod: r.method,
-      pageCount: r.page_count ?? 0,
-      rawTextLength: r.raw_text_length ?? 0,
-      indexedAt: r.indexed_at ? new Date(r.indexed_at).toISOString().replace('Z', '+00:00') : null,
-    })),
-    meta: { projectId: input.projectId, totalDocuments: rows.length, includeHistorical: historical },
-  };
-}
-
-export async function documentContext(
-  em: EntityManager,
-  access: DocumentIntelligenceAccess,
-  input: { chunkId: number; before?: number | null; after?: number | null },
-): Promise<DocumentContextResult> {
-  if (!Number.isInteger(input.chunkId) || input.chunkId <= 0)
-    throw badInput('chunkId', 'must be a positive integer');
-  const before = validateRange('before', input.before, CONTEXT_WINDOW);
-  const after = validateRange('after', input.after, CONTEXT_WINDOW);
-  const query = await nativeQuery(em);
-  const [center] = await query<{
-    chunk_index: number;
-    extraction_id: number;
-    document_id: number;
-    project_id: number;
-    is_latest: boolean;
-  }>(
-    `select c.chunk_index, c.extraction_id, d.id as document_id, d.project_id, d.is_latest
-       from chunk c join document d on d.current_extraction_id = c.extraction_id
-      where c.id = $1`,
-    [input.chunkId],
-  );
-  if (!center || (!center.is_latest && !access.historical)) {
-    throw new AppError(
-      'NOT_FOUND',
-      `chunk ${input.chunkId} not found: it may belong to an older extraction of a re-indexed document`,
-      { subject: 'chunk' },
-    );
-  }
-  const rows = await query<{
-    id: number;
-    chunk_index: number;
-    page_number: number;
-    raw_text: string;
-    text_hash: string;
-  }>(
-    `select id, chunk_index, page_number, raw_text, text_hash from chunk
-      where extraction_id = $1 and chunk_index between $2 and $3 order by chunk_index`,
-    [center.extraction_id, center.chunk_index - before, center.chunk_index + after],
-  );
-  const data: ContextChunk[] = rows.map((r) => ({
-    chunkId: r.id,
-    chunkIndex: r.chunk_index,
-    pageNumber: r.page_number,
-    isCenter: r.id === input.chunkId,
-    text: r.raw_text,
-    stableCitation: { documentId: center.document_id, pageNumber: r.page_number, textHash: r.text_hash },
-  }));
-  return {
-    data,
-    meta: {
-      chunkId: input.chunkId,
-      documentId: center.document_id,
-      projectId: center.project_id,
-      extractionId: center.extraction_id,
-      beforeReturned: rows.filter((r) => r.chunk_index < center.chunk_index).length,
-      afterReturned: rows.filter((r) => r.chunk_index > center.chunk_index).length,
-    },
-  };
 }

@@ -1,4 +1,6 @@
+import { CATEGORIES, type Category } from '../entities/enums.js';
 import { badInput } from '../errors/catalogue.js';
+import type { IntRange } from '../limits.js';
 
 /** Input checks shared by services: each failure is a BAD_USER_INPUT naming the field. */
 export function parseId(field: string, value: string | number | null | undefined): number {
@@ -72,4 +74,21 @@ export function slugify(text: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 180);
+}
+
+/** A document category (the spec's eight), or null when not given. */
+export function validateCategory(category: string | null | undefined): Category | null {
+  if (category === null || category === undefined) return null;
+  if (!(CATEGORIES as readonly string[]).includes(category)) {
+    throw badInput('category', `must be one of: ${CATEGORIES.join(', ')}`);
+  }
+  return category as Category;
+}
+
+/** An integer within a documented range; its default when not given. */
+export function validateRange(field: string, value: number | null | undefined, range: IntRange): number {
+  if (value === null || value === undefined) return range.default;
+  if (!Number.isInteger(value) || value < range.min || value > range.max)
+    throw badInput(field, `must be an integer from ${range.min} to ${range.max}`);
+  return value;
 }

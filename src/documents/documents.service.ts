@@ -1,0 +1,123 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
+import { readQuery } from '../db/native.js';
+import { AppError, badInput } from '../errors/catalogue.js';
+import { CONTEXT_WINDOW } from '../limits.js';
+import { validateCategory, validateRange } from '../services/validate.js';
+import type { ContextChunk, DocumentContextResult, ProjectDocumentsResult } from './documents.types.js';
+import { scopeSql } from './scope.js';
+
+/**
+ * What a project published and the text around a hit: the Document Intelligence reads that are not
+ * search (list-project-documents, fetch-document-context). Both read the read connection (a
+ * replica when configured).
+ */
+
+export async function projectDocuments(
+  em: EntityManager,
+  access: DocumentIntelligenceAccess,
+  input: { projectId: number; category?: string | null; includeHistorical?: boolean | null },
+): Promise<ProjectDocumentsResult> {
+  if (!Number.isInteger(input.projectId) || input.projectId <= 0)
+    throw badInput('projectId', 'must be a positive integer');
+  const category = validateCategory(input.category);
+  const historical = access.historical && !!input.includeHistorical;
+  const query = await readQuery(em);
+  const [project] = await query<{ id: number }>('select id from project where id = $1', [input.projectId]);
+  if (!project)
+    throw new AppError('NOT_FOUND', `project ${input.projectId} not found`, { subject: 'project' });
+  const where = scopeSql({ projectId: input.projectId, category, historical }, 1);
+  const rows = await query<{
+    id: number;
+    name: string;
+    category: string;
+    type: string | null;
+    status: string | null;
+    method: string | null;
+    page_count: number | null;
+    raw_text_length: number | null;
+    indexed_at: Date | null;
+  }>(
+    `select d.id, d.name, d.category, d.type, e.status, e.method, e.page_count, e.raw_text_length, e.indexed_at
+       from document d left join extraction e on e.id = d.current_extraction_id
+      where ${where.sql}
+      order by d.category, d.name, d.id`,
+    where.params,
+  );
+  return {
+    data: rows.map((r) => ({
+      documentId: r.id,
+      name: r.name,
+      category: r.category,
+      type: r.type,
+      indexed: r.status === 'completed',
+      extractionStatus: r.status ?? 'pending',
+      extractionMethod: r.method,
+      pageCount: r.page_count ?? 0,
+      rawTextLength: r.raw_text_length ?? 0,
+      indexedAt: r.indexed_at ? new Date(r.indexed_at).toISOString().replace('Z', '+00:00') : null,
+    })),
+    meta: { projectId: input.projectId, totalDocuments: rows.length, includeHistorical: historical },
+  };
+}
+
+export async function documentContext(
+  em: EntityManager,
+  access: DocumentIntelligenceAccess,
+  input: { chunkId: number; before?: number | null; after?: number | null },
+): Promise<DocumentContextResult> {
+  if (!Number.isInteger(input.chunkId) || input.chunkId <= 0)
+    throw badInput('chunkId', 'must be a positive integer');
+  const before = validateRange('before', input.before, CONTEXT_WINDOW);
+  const after = validateRange('after', input.after, CONTEXT_WINDOW);
+  const query = await readQuery(em);
+  const [center] = await query<{
+    chunk_index: number;
+    extraction_id: number;
+    document_id: number;
+    project_id: number;
+    is_latest: boolean;
+  }>(
+    `select c.chunk_index, c.extraction_id, d.id as document_id, d.project_id, d.is_latest
+       from chunk c join document d on d.current_extraction_id = c.extraction_id
+      where c.id = $1`,
+    [input.chunkId],
+  );
+  if (!center || (!center.is_latest && !access.historical)) {
+    throw new AppError(
+      'NOT_FOUND',
+      `chunk ${input.chunkId} not found: it may belong to an older extraction of a re-indexed document`,
+      { subject: 'chunk' },
+    );
+  }
+  const rows = await query<{
+    id: number;
+    chunk_index: number;
+    page_number: number;
+    raw_text: string;
+    text_hash: string;
+  }>(
+    `select id, chunk_index, page_number, raw_text, text_hash from chunk
+      where extraction_id = $1 and chunk_index between $2 and $3 order by chunk_index`,
+    [center.extraction_id, center.chunk_index - before, center.chunk_index + after],
+  );
+  const data: ContextChunk[] = rows.map((r) => ({
+    chunkId: r.id,
+    chunkIndex: r.chunk_index,
+    pageNumber: r.page_number,
+    isCenter: r.id === input.chunkId,
+    text: r.raw_text,
+    stableCitation: { documentId: center.document_id, pageNumber: r.page_number, textHash: r.text_hash },
+  }));
+  return {
+    data,
+    meta: {
+      chunkId: input.chunkId,
+      documentId: center.document_id,
+      projectId: center.project_id,
+      extractionId: center.extraction_id,
+      beforeReturned: rows.filter((r) => r.chunk_index < center.chunk_index).length,
+      afterReturned: rows.filter((r) => r.chunk_index > center.chunk_index).length,
+    },
+  };
+}

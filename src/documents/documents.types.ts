@@ -1,0 +1,70 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+import { StableCitation } from '../search/search.types.js';
+
+@ObjectType('DocumentListing', { description: 'A PDF of the project, indexed or not' })
+export class DocumentListing {
+  @Field(() => Int) documentId!: number;
+  @Field() name!: string;
+  @Field() category!: string;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The document type the publisher gave, when any; null when none was given',
+  })
+  type!: string | null;
+  @Field({ description: 'false for documents that failed extraction or are still pending' })
+  indexed!: boolean;
+  @Field({ description: 'pending, processing, completed, no_text or failed' }) extractionStatus!: string;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'How the text was read (the extractor). null while the extraction has not run yet (extraction_status pending or processing): the document is not searchable yet; read extraction_status, not this field.',
+  })
+  extractionMethod!: string | null;
+  @Field(() => Int) pageCount!: number;
+  @Field(() => Int) rawTextLength!: number;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'When the document became searchable, ISO 8601 with offset. null when it is not indexed (indexed false: extraction pending, processing, failed or no_text): its text cannot be searched, and extraction_status says why.',
+  })
+  indexedAt!: string | null;
+}
+
+@ObjectType('ProjectDocumentsMeta')
+export class ProjectDocumentsMeta {
+  @Field(() => Int) projectId!: number;
+  @Field(() => Int) totalDocuments!: number;
+  @Field({ description: 'Whether older revisions are listed (Elite only)' }) includeHistorical!: boolean;
+}
+
+@ObjectType('ProjectDocumentsResult')
+export class ProjectDocumentsResult {
+  @Field(() => [DocumentListing]) data!: DocumentListing[];
+  @Field(() => ProjectDocumentsMeta) meta!: ProjectDocumentsMeta;
+}
+
+@ObjectType('ContextChunk', { description: 'A chunk around a hit, in document order' })
+export class ContextChunk {
+  @Field(() => Int) chunkId!: number;
+  @Field(() => Int, { description: 'Position of the chunk in the document' }) chunkIndex!: number;
+  @Field(() => Int) pageNumber!: number;
+  @Field({ description: 'true for the requested chunk only' }) isCenter!: boolean;
+  @Field() text!: string;
+  @Field(() => StableCitation) stableCitation!: StableCitation;
+}
+
+@ObjectType('DocumentContextMeta')
+export class DocumentContextMeta {
+  @Field(() => Int) chunkId!: number;
+  @Field(() => Int) documentId!: number;
+  @Field(() => Int) projectId!: number;
+  @Field(() => Int) extractionId!: number;
+  @Field(() => Int) beforeReturned!: number;
+  @Field(() => Int) afterReturned!: number;
+}
+
+@ObjectType('DocumentContextResult')
+export class DocumentContextResult {
+  @Field(() => [ContextChunk]) data!: ContextChunk[];
+  @Field(() => DocumentContextMeta) meta!: DocumentContextMeta;
+}
