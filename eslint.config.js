@@ -12,6 +12,7 @@ export default tseslint.config(
       '.ci/',
       'jest.config.js',
       'eslint.config.js',
+      '.dependency-cruiser.cjs',
     ],
   },
   js.configs.recommended,
