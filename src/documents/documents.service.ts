@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
-import { readQuery } from '../db/native.js';
+import { nativeQuery } from '../db/native.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { CONTEXT_WINDOW } from '../limits.js';
 import { validateCategory, validateRange } from '../services/validate.js';
@@ -22,7 +22,7 @@ export async function projectDocuments(
     throw badInput('projectId', 'must be a positive integer');
   const category = validateCategory(input.category);
   const historical = access.historical && !!input.includeHistorical;
-  const query = await readQuery(em);
+  const query = await nativeQuery(em, 'read');
   const [project] = await query<{ id: number }>('select id from project where id = $1', [input.projectId]);
   if (!project)
     throw new AppError('NOT_FOUND', `project ${input.projectId} not found`, { subject: 'project' });
@@ -70,7 +70,7 @@ export async function documentContext(
     throw badInput('chunkId', 'must be a positive integer');
   const before = validateRange('before', input.before, CONTEXT_WINDOW);
   const after = validateRange('after', input.after, CONTEXT_WINDOW);
-  const query = await readQuery(em);
+  const query = await nativeQuery(em, 'read');
   const [center] = await query<{
     chunk_index: number;
     extraction_id: number;

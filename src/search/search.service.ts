@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
+import type { NativeQuery } from '../db/native.js';
 import { scopeSql, type Scope } from '../documents/scope.js';
 import { badInput } from '../errors/catalogue.js';
 import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
@@ -49,8 +50,6 @@ export function validateQuery(query: string): string {
   return q;
 }
 
-type Query = <T>(sql: string, params: unknown[]) => Promise<T[]>;
-
 /**
  * Every search statement runs under this deadline (PostgreSQL cancels it), so one expensive query
  * cannot hold a connection and a core for long. Exact answers on 1M chunks take well under a
@@ -67,7 +66,7 @@ interface PoolClient {
  * Every spelling searched for a query's synonym variants (src/search/spellings.ts), with one
  * lookup of the index's vocabulary for the words the compound rule could use.
  */
-async function withSpellings(query: Query, expanded: string[]): Promise<string[]> {
+async function withSpellings(query: NativeQuery, expanded: string[]): Promise<string[]> {
   const candidates = spellingCandidates(expanded);
   const known =
     candidates.length === 0
@@ -82,7 +81,7 @@ async function withSpellings(query: Query, expanded: string[]): Promise<string[]
  * Runs `work` on one connection (a read replica's when one is configured), in a read-only repeatable-read transaction (the count, the ranked
  * page and the hit details see one snapshot) with the statement deadline set for it alone.
  */
-async function readSnapshot<T>(em: EntityManager, work: (query: Query) => Promise<T>): Promise<T> {
+async function readSnapshot<T>(em: EntityManager, work: (query: NativeQuery) => Promise<T>): Promise<T> {
   const pool = (await em.getConnection('read').getNativeClient()) as { connect: () => Promise<PoolClient> };
   const client = await pool.connect();
   let failed: Error | undefined;
@@ -111,7 +110,10 @@ async function readSnapshot<T>(em: EntityManager, work: (query: Query) => Promis
   }
 }
 
-async function coverage(query: Query, scope: Scope): Promise<Omit<SearchCoverage, 'preFilterCandidates'>> {
+async function coverage(
+  query: NativeQuery,
+  scope: Scope,
+): Promise<Omit<SearchCoverage, 'preFilterCandidates'>> {
   const where = scopeSql(scope, 1);
   const [row] = await query<{ total: number; with_text: number; no_text: number }>(
     `select count(*)::int as total,
@@ -176,7 +178,7 @@ interface Hit {
  * construction (a property test proves it); a chunk where they disagreed would be left out rather
  * than shown without a match.
  */
-async function showHits(query: Query, chunkIds: number[], terms: string[]): Promise<Hit[]> {
+async function showHits(query: NativeQuery, chunkIds: number[], terms: string[]): Promise<Hit[]> {
   if (chunkIds.length === 0) return [];
   const rows = await query<HitDetails>(
     `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.page_number,

@@ -435,6 +435,11 @@ export const CONCEPTS: readonly Concept[] = [
   },
 ];
 
+/** A concept's queries: the catalogue's by its query, a rule family's by every spelling. */
+export function conceptQueries(c: Concept): string[] {
+  return c.family === 'catalogue' ? [c.query] : [...new Set([c.query, ...c.variants])];
+}
+
 /**
  * Sentences every fact sheet prints whose word pairs a careless rule would read as one word
  * (`every one` as `everyone`): the queries must find nothing, the sentences themselves must be

@@ -5,9 +5,9 @@ import { getDocumentProxy } from 'unpdf';
 import { buildDemoDataset } from '../../../src/demo/dataset.js';
 import {
   CONCEPTS,
+  conceptQueries,
   NEAR_MISS_TEXTS,
   generateCorpus,
-  type Concept,
   type CorpusManifest,
 } from '../../../src/demo/corpus/index.js';
 import {
@@ -180,9 +180,6 @@ describe('sandboxed extraction of the corpus', () => {
   /** The terms the search runs for `query` against this corpus (synonyms, abbreviations, compounds). */
   const termsOf = (query: string, known: ReadonlySet<string>) =>
     searchSpellings(expandQuery(query).terms, known);
-  /** A concept's queries: the catalogue's by its query, the rule families by every spelling. */
-  const queriesOf = (c: Concept) =>
-    c.family === 'catalogue' ? [c.query] : [...new Set([c.query, ...c.variants])];
 
   it('finds every mention by each of its concept queries through the search post-filter', () => {
     const known = vocabulary();
@@ -190,7 +187,7 @@ describe('sandboxed extraction of the corpus', () => {
       const pages = normalizedPages(d.file);
       for (const fact of d.facts) {
         const concept = CONCEPTS.find((c) => c.query === fact.concept)!;
-        for (const query of queriesOf(concept)) {
+        for (const query of conceptQueries(concept)) {
           const match = findFirstMatch(pages[fact.page - 1], termsOf(query, known));
           expect({ file: d.file, fact, query, found: match !== null }).toEqual({
             file: d.file,
@@ -206,7 +203,7 @@ describe('sandboxed extraction of the corpus', () => {
   it('has no mention the manifest does not record, and no trap matches (the ground truth is complete)', () => {
     const known = vocabulary();
     const queries = [
-      ...CONCEPTS.flatMap((c) => queriesOf(c).map((q) => ({ query: q, concept: c.query }))),
+      ...CONCEPTS.flatMap((c) => conceptQueries(c).map((q) => ({ query: q, concept: c.query }))),
       ...manifest.absentConcepts.map((q) => ({ query: q, concept: q })),
       ...CONCEPTS.flatMap((c) => (c.traps ?? []).map((q) => ({ query: q, concept: `trap of ${c.query}` }))),
       ...NEAR_MISS_TEXTS.map((n) => ({ query: n.trap, concept: `near miss ${n.present}` })),

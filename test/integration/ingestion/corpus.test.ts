@@ -6,8 +6,8 @@ import { seedDemoDocuments } from '../../../src/demo/seed.js';
 import { ChunkSchema, DocumentSchema } from '../../../src/entities/index.js';
 import {
   CONCEPTS,
+  conceptQueries,
   NEAR_MISS_TEXTS,
-  type Concept,
   type ConceptFamily,
   type CorpusManifest,
 } from '../../../src/demo/corpus/index.js';
@@ -194,9 +194,6 @@ describe('demo corpus through the ingestion pipeline', () => {
   describe('ground truth by family (issue 13): recall 100% and no phantom, through the real search', () => {
     const history = { historical: true };
     const em = () => t.app.deps.em.fork();
-    /** A concept's queries: the catalogue's by its query, the rule families by every spelling. */
-    const queriesOf = (c: Concept) =>
-      c.family === 'catalogue' ? [c.query] : [...new Set([c.query, ...c.variants])];
 
     /**
      * Whether a printed surface is this spelling under the corpus's character artifacts (ligatures,
@@ -250,7 +247,7 @@ describe('demo corpus through the ingestion pipeline', () => {
           phantoms: [],
         };
         tally.set(concept.family, t0);
-        for (const query of queriesOf(concept)) {
+        for (const query of conceptQueries(concept)) {
           t0.queries++;
           const projects = await findProjectsMentioning(em(), history, {
             query,
