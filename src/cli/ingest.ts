@@ -7,7 +7,7 @@ import { loadConfig } from '../config.js';
 import { ExtractionSchema } from '../entities/index.js';
 import { AppError } from '../errors/catalogue.js';
 import { uploadAndQueue } from '../ingestion/ingest.service.js';
-import { parseId } from '../services/validate.js';
+import { parseId } from '../errors/validate.js';
 
 /**
  * `npm run ingest -- <file-or-folder>... --project <id> --category <category> [--supersedes <documentId>]`

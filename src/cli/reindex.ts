@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { DocumentSchema, ExtractionSchema } from '../entities/index.js';
-import { reindexDocument } from '../ingestion/ingest.service.js';
+import { reindexAndQueue } from '../ingestion/ingest.service.js';
 
 /** `npm run reindex -- <documentId>|--all`: re-extracts documents; search switches to each new extraction when it completes. */
 const arg = process.argv[2];
@@ -16,9 +16,7 @@ const ids =
   arg === '--all' ? (await em.find(DocumentSchema, {}, { fields: ['id'] })).map((d) => d.id) : [Number(arg)];
 const extractionIds: number[] = [];
 for (const id of ids) {
-  const extraction = await reindexDocument(em, id);
-  extractionIds.push(extraction.id);
-  await app.deps.ingestion.queue.enqueue(extraction.id);
+  extractionIds.push((await reindexAndQueue(em, app.deps.ingestion.queue, id)).id);
 }
 await app.deps.ingestion.queue.idle();
 const rows = await em.fork().find(ExtractionSchema, { id: { $in: extractionIds } });

@@ -12,7 +12,7 @@ import { authenticateSession } from '../users/session.service.js';
 import type { Ingestion } from '../ingestion/ingestion.js';
 import { ClientGone, DeadlineExceeded, throwIfAborted } from '../http/deadline.js';
 import { unavailableError } from '../db/availability.js';
-import { createLoaders, type Loaders } from './loaders.js';
+import { RequestLoaders } from './loaders.js';
 import type { DatabaseAvailability } from '../db/availability.js';
 
 /** What every transport shares: one database, one limiter, one config. */
@@ -52,7 +52,8 @@ export interface RequestContext {
   transport: Transport;
   viewer: Viewer | null;
   em: EntityManager;
-  loaders: Loaders;
+  /** Batch reads shared by the resolvers of this request (features define them: src/context/loaders.ts). */
+  loaders: RequestLoaders;
   /** The rate-limit decision for this request, for the facades' headers. */
   rate: RateDecision | null;
   /** Aborted when the deadline passes or the client disconnects: checked before each batch of reads. */
@@ -131,7 +132,7 @@ async function buildContext(req: ContextRequest, deps: AppDeps): Promise<Request
     transport: req.transport,
     viewer,
     em,
-    loaders: createLoaders(em, signal),
+    loaders: new RequestLoaders(em, signal),
     rate,
     signal,
     deps,

@@ -11,8 +11,11 @@ import {
   UserSchema,
 } from '../entities/index.js';
 import { generateCorpus, type CorpusManifest } from './corpus/index.js';
-import { uploadDocument } from '../ingestion/ingest.service.js';
-import * as admin from '../services/admin.service.js';
+import { uploadAndQueue } from '../ingestion/ingest.service.js';
+import { operatorViewer } from '../auth/viewer.js';
+import * as accounts from '../accounts/accounts.service.js';
+import * as catalogue from '../catalogue/catalogue.service.js';
+import * as credentials from '../credentials/credentials.service.js';
 import { buildDemoDataset } from './dataset.js';
 
 export interface DemoTeamCredentials {
@@ -46,7 +49,7 @@ async function seedCatalogue(app: App, seed: number): Promise<number> {
   if ((await em.count(ProjectSchema, {})) > 0) return 0;
   const dataset = buildDemoDataset(seed);
   for (const p of dataset.projects) {
-    const project = await admin.createProject(em, {
+    const project = await catalogue.createProject(em, {
       name: p.name,
       slug: p.key,
       city: p.city,
@@ -64,7 +67,7 @@ async function seedCatalogue(app: App, seed: number): Promise<number> {
       occupancyDate: p.occupancyDate,
     });
     for (const b of p.buildings) {
-      const building = await admin.createBuilding(em, {
+      const building = await catalogue.createBuilding(em, {
         projectId: project.id,
         name: b.name,
         addresses: b.addresses,
@@ -73,7 +76,7 @@ async function seedCatalogue(app: App, seed: number): Promise<number> {
         condoCorpNumber: b.condoCorpNumber,
       });
       for (const f of b.floorPlans) {
-        await admin.createFloorPlan(em, {
+        await catalogue.createFloorPlan(em, {
           projectId: project.id,
           buildingId: building.id,
           name: f.name,
@@ -111,30 +114,30 @@ export async function seedDemo(app: App, opts: { seed?: number } = {}): Promise<
     const userEmail = `${spec.plan}@demo.example.com`;
     const team =
       (await em.findOne(TeamSchema, { name: teamName })) ??
-      (await admin.createTeam(em, { name: teamName, plan: spec.plan, agentTier: spec.agentTier }));
+      (await accounts.createTeam(em, { name: teamName, plan: spec.plan, agentTier: spec.agentTier }));
     const user =
       (await em.findOne(UserSchema, { email: userEmail })) ??
-      (await admin.createUser(em, {
+      (await accounts.createUser(em, {
         email: userEmail,
         name: `Demo ${spec.plan} user`,
         password: DEMO_PASSWORD,
       }));
-    await admin.addMembership(em, { teamId: team.id, userId: user.id, role: 'owner' });
+    await accounts.addMembership(em, { teamId: team.id, userId: user.id, role: 'owner' });
     const now = new Date();
     await em.nativeUpdate(
       ApiKeySchema,
-      { team, name: DEMO_CREDENTIAL_NAME, revokedAt: null },
+      { team: team.id, name: DEMO_CREDENTIAL_NAME, revokedAt: null },
       { revokedAt: now },
     );
     await em.nativeUpdate(
       AccessTokenSchema,
-      { team, name: DEMO_CREDENTIAL_NAME, revokedAt: null },
+      { team: team.id, name: DEMO_CREDENTIAL_NAME, revokedAt: null },
       { revokedAt: now },
     );
     const fusion = spec.plan === 'pro' || spec.plan === 'elite';
     const apiKey = fusion
       ? (
-          await admin.createApiKey(
+          await credentials.createApiKey(
             em,
             {
               teamId: team.id,
@@ -146,11 +149,11 @@ export async function seedDemo(app: App, opts: { seed?: number } = {}): Promise<
         ).secret
       : null;
     const mcpToken = (
-      await admin.createAccessToken(em, {
-        teamId: team.id,
-        userId: user.id,
-        name: DEMO_CREDENTIAL_NAME,
-      })
+      await credentials.createAccessToken(
+        em,
+        { teamId: team.id, userId: user.id, name: DEMO_CREDENTIAL_NAME },
+        operatorViewer(),
+      )
     ).secret;
     teams.push({ plan: spec.plan, agentTier: spec.agentTier, teamName, userEmail, apiKey, mcpToken });
   }
@@ -193,8 +196,9 @@ export async function seedDemoDocuments(
   for (const doc of manifest.documents) {
     const projectId = projects.get(doc.projectKey);
     if (!projectId) continue;
-    const outcome = await uploadDocument(
+    const outcome = await uploadAndQueue(
       em,
+      app.deps.ingestion.queue,
       {
         projectId,
         category: doc.category,
@@ -206,10 +210,7 @@ export async function seedDemoDocuments(
       app.deps.config.maxUploadBytes,
     );
     byFile.set(doc.file, outcome.document.id);
-    if (outcome.extractionId) {
-      await app.deps.ingestion.queue.enqueue(outcome.extractionId);
-      queued++;
-    }
+    if (outcome.extractionId) queued++;
   }
   return { queued, directory };
 }

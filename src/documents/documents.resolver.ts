@@ -1,9 +1,18 @@
-import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import { requireDocumentIntelligence } from '../auth/entitlements.js';
+import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { requireDocumentIntelligence, requireViewer } from '../auth/entitlements.js';
+import { catalogueLoaders, type ProjectView } from '../catalogue/catalogue.service.js';
+import { ProjectType } from '../catalogue/catalogue.types.js';
 import type { RequestContext } from '../context/context.js';
+import { PAGE, pageDescription, pageOf } from '../graphql/limits.js';
 import { CONTEXT_WINDOW, describeRange } from '../limits.js';
 import * as documents from './documents.service.js';
-import { DocumentContextResult, ProjectDocumentsResult } from './documents.types.js';
+import type { DocumentView, ExtractionView } from './documents.service.js';
+import {
+  DocumentContextResult,
+  DocumentType,
+  ExtractionType,
+  ProjectDocumentsResult,
+} from './documents.types.js';
 
 /** A project's PDFs and the text around a hit: Pro and Elite (older revisions on Elite only). */
 @Resolver()
@@ -32,5 +41,53 @@ export class DocumentsResolver {
   ): Promise<DocumentContextResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
     return documents.documentContext(ctx.em, access, { chunkId, before, after });
+  }
+}
+
+/** A document as a catalogue record: any signed-in caller. */
+@Resolver(() => DocumentType)
+export class DocumentResolver {
+  @Query(() => DocumentType, { nullable: true })
+  async document(@Ctx() ctx: RequestContext, @Arg('id', () => Int) id: number): Promise<DocumentView | null> {
+    requireViewer(ctx.viewer);
+    return documents.getDocument(ctx.em, id);
+  }
+
+  @FieldResolver(() => ProjectType)
+  async project(@Root() doc: DocumentView, @Ctx() ctx: RequestContext): Promise<ProjectView | null> {
+    return ctx.loaders.get(catalogueLoaders.project).load(doc.projectId);
+  }
+
+  @FieldResolver(() => ExtractionType, { nullable: true, description: 'The extraction search reads' })
+  async extraction(@Root() doc: DocumentView, @Ctx() ctx: RequestContext): Promise<ExtractionView | null> {
+    if (doc.currentExtractionId === null) return null;
+    return ctx.loaders.get(documents.documentLoaders.extraction).load(doc.currentExtractionId);
+  }
+
+  @FieldResolver(() => Int, { nullable: true, description: 'The older revision this document replaces' })
+  supersedesId(@Root() doc: DocumentView): number | null {
+    return doc.supersedesId;
+  }
+}
+
+/** `Project.documents`: the documents feature adds its list to the catalogue's Project. */
+@Resolver(() => ProjectType)
+export class ProjectDocumentsResolver {
+  @FieldResolver(() => [DocumentType], {
+    description: `Latest revisions of the project documents. ${pageDescription('documents', PAGE.documents)}`,
+  })
+  async documents(
+    @Root() project: ProjectView,
+    @Ctx() ctx: RequestContext,
+    @Arg('first', () => Int, { nullable: true }) first: number | null,
+    @Arg('offset', () => Int, { nullable: true }) offset: number | null,
+  ): Promise<DocumentView[]> {
+    const all = await ctx.loaders.get(documents.documentLoaders.documentsByProject).load(project.id);
+    return pageOf(
+      all.filter((d) => d.isLatest),
+      PAGE.documents,
+      first,
+      offset,
+    );
   }
 }

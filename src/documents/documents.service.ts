@@ -1,9 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
+import { byId, defineLoader, groupBy } from '../context/loaders.js';
 import { nativeQuery } from '../db/native.js';
+import { DocumentSchema, ExtractionSchema, type Document, type Extraction } from '../entities/index.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { CONTEXT_WINDOW } from '../limits.js';
-import { validateCategory, validateRange } from '../services/validate.js';
+import { parseId, validateCategory, validateRange } from '../errors/validate.js';
 import type { ContextChunk, DocumentContextResult, ProjectDocumentsResult } from './documents.types.js';
 import { scopeSql } from './scope.js';
 
@@ -12,6 +14,83 @@ import { scopeSql } from './scope.js';
  * search (list-project-documents, fetch-document-context). Both read the read connection (a
  * replica when configured).
  */
+
+export interface DocumentView {
+  id: number;
+  projectId: number;
+  name: string;
+  category: string;
+  type: string | null;
+  isLatest: boolean;
+  byteSize: number;
+  contentHash: string;
+  createdAt: Date;
+  supersedesId: number | null;
+  currentExtractionId: number | null;
+}
+
+export interface ExtractionView {
+  id: number;
+  status: string;
+  method: string | null;
+  extractorVersion: string | null;
+  pageCount: number;
+  rawTextLength: number;
+  error: string | null;
+  indexedAt: Date | null;
+}
+
+export function documentView(d: Document): DocumentView {
+  return {
+    id: d.id,
+    projectId: d.project.id,
+    name: d.name,
+    category: d.category,
+    type: d.type ?? null,
+    isLatest: d.isLatest,
+    byteSize: d.byteSize,
+    contentHash: d.contentHash,
+    createdAt: d.createdAt,
+    supersedesId: d.supersedes?.id ?? null,
+    currentExtractionId: d.currentExtraction?.id ?? null,
+  };
+}
+
+export function extractionView(e: Extraction): ExtractionView {
+  return {
+    id: e.id,
+    status: e.status,
+    method: e.method ?? null,
+    extractorVersion: e.extractorVersion ?? null,
+    pageCount: e.pageCount,
+    rawTextLength: e.rawTextLength,
+    error: e.error ?? null,
+    indexedAt: e.indexedAt ?? null,
+  };
+}
+
+/** Per-request batch reads (src/context/loaders.ts). */
+export const documentLoaders = {
+  extraction: defineLoader<number, ExtractionView | null>('extraction', async (em, ids) =>
+    byId((await em.find(ExtractionSchema, { id: { $in: [...ids] } })).map(extractionView), ids),
+  ),
+  /** Every revision of each project's documents, in id order. */
+  documentsByProject: defineLoader<number, DocumentView[]>('documentsByProject', async (em, ids) =>
+    groupBy(
+      (await em.find(DocumentSchema, { project: { $in: [...ids] } }, { orderBy: { id: 'asc' } })).map(
+        documentView,
+      ),
+      (d) => d.projectId,
+      ids,
+    ),
+  ),
+};
+
+/** One document (any revision) by id, or null. */
+export async function getDocument(em: EntityManager, id: number): Promise<DocumentView | null> {
+  const doc = await em.findOne(DocumentSchema, { id: parseId('id', id) });
+  return doc && documentView(doc);
+}
 
 export async function projectDocuments(
   em: EntityManager,

@@ -9,6 +9,7 @@ export const DeveloperSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
+/** @public the entity type, beside each schema */
 export type Developer = InferEntity<typeof DeveloperSchema>;
 
 export const ProjectSchema = defineEntity({

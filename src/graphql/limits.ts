@@ -215,3 +215,8 @@ export function pageOf<T>(
   if (!Number.isInteger(skip) || skip < 0) throw badInput('offset', 'must be an integer of 0 or more');
   return items.slice(skip, skip + size);
 }
+
+/** Nested lists are paged so a query's cost (above) bounds its answer. */
+export function pageDescription(what: string, bound: { default: number; max: number }): string {
+  return `A page of the ${what}, in id order: first (default ${bound.default}, at most ${bound.max}) from offset (default 0)`;
+}

@@ -3,32 +3,43 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, getMetadataStorage } from 'type-graphql';
+import { AccountsResolver } from '../accounts/accounts.resolver.js';
+import {
+  BuildingResolver,
+  CatalogueAdminResolver,
+  ProjectResolver,
+  resolveProjectReference,
+} from '../catalogue/catalogue.resolver.js';
 import type { RequestContext } from '../context/context.js';
+import { CredentialsResolver } from '../credentials/credentials.resolver.js';
+import {
+  DocumentResolver,
+  DocumentsResolver,
+  ProjectDocumentsResolver,
+} from '../documents/documents.resolver.js';
+import { FusionResolver } from '../fusion/fusion.resolver.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
 import { SearchResolver } from '../search/search.resolver.js';
-// After the search resolver: the order of registration is the order of the emitted SDL.
-import { DocumentsResolver } from '../documents/documents.resolver.js';
-import { FusionResolver } from '../fusion/fusion.resolver.js';
-import { AdminResolver } from './resolvers/admin.resolver.js';
-import { DocumentResolver } from './resolvers/document.resolver.js';
-import { TeamSettingsResolver } from './resolvers/team-settings.resolver.js';
-import { BuildingResolver, ProjectResolver, resolveProjectReference } from './resolvers/project.resolver.js';
-import './types/enums.type.js';
 
 export const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key", "@shareable"])';
 
-/** Resolver classes registered by feature modules; later issues append theirs here. */
+/**
+ * The resolver classes of the feature modules. Their order is the order of the root fields (and
+ * of a type's resolved fields) in the emitted SDL, whatever order the modules are imported in.
+ */
 export const RESOLVERS = [
-  ProjectResolver,
-  BuildingResolver,
-  DocumentResolver,
-  AdminResolver,
-  TeamSettingsResolver,
   IngestionResolver,
   SearchResolver,
   DocumentsResolver,
   FusionResolver,
+  AccountsResolver,
+  DocumentResolver,
+  CatalogueAdminResolver,
+  CredentialsResolver,
+  ProjectResolver,
+  BuildingResolver,
+  ProjectDocumentsResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | null = null;
@@ -42,6 +53,15 @@ function argumentsInDeclarationOrder(): void {
   getMetadataStorage().params.sort((a, b) => a.index - b.index);
 }
 
+/** Root fields and field resolvers in the order of RESOLVERS, then as each class declares them. */
+function fieldsInResolverOrder(): void {
+  const storage = getMetadataStorage();
+  const rank = (target: unknown) => RESOLVERS.indexOf(target as (typeof RESOLVERS)[number]);
+  for (const list of [storage.queries, storage.mutations, storage.fieldResolvers]) {
+    list.sort((a, b) => rank(a.target) - rank(b.target));
+  }
+}
+
 /**
  * type-graphql builds the schema, @apollo/subgraph turns it into a Federation 2 subgraph
  * (`_service`, `_entities`, `@key` on Project). Built once per process.
@@ -49,6 +69,7 @@ function argumentsInDeclarationOrder(): void {
 export function buildAppSchema(): Promise<GraphQLSchema> {
   cached ??= (async () => {
     argumentsInDeclarationOrder();
+    fieldsInResolverOrder();
     const schema = await buildSchema({
       resolvers: [...RESOLVERS],
       skipCheck: true,

@@ -8,11 +8,17 @@ import {
   type Document,
   type Extraction,
 } from '../entities/index.js';
+import {
+  documentView,
+  extractionView,
+  type DocumentView,
+  type ExtractionView,
+} from '../documents/documents.service.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { chunkPages, type ChunkDraft } from '../search/chunk.js';
 import { vocabularyOf } from '../search/compounds.js';
 import { NORMALIZER_VERSION } from '../search/normalize.js';
-import { optionalText, parseId, requireOneOf, requireText } from '../services/validate.js';
+import { optionalText, parseId, requireOneOf, requireText } from '../errors/validate.js';
 import type { ExtractionResult } from './extract.js';
 import type { ExtractionQueue } from './queue.js';
 
@@ -29,7 +35,7 @@ export interface UploadInput {
 }
 
 export interface UploadOutcome {
-  document: Document;
+  document: DocumentView;
   /** The extraction to queue: the new one, or a stored duplicate's unfinished one; null when there is nothing to run. */
   extractionId: number | null;
   duplicate: boolean;
@@ -90,7 +96,7 @@ export async function uploadDocument(
       { document: existing, status: { $in: ['pending', 'processing'] } },
       { fields: ['id'], orderBy: { id: 'desc' } },
     );
-    return { document: existing, extractionId: unfinished?.id ?? null, duplicate: true };
+    return { document: documentView(existing), extractionId: unfinished?.id ?? null, duplicate: true };
   }
 
   return em.transactional(async (tx) => {
@@ -110,13 +116,13 @@ export async function uploadDocument(
     document.currentExtraction = extraction;
     if (supersedes) tx.assign(supersedes, { isLatest: false });
     await tx.flush();
-    return { document, extractionId: extraction.id, duplicate: false };
+    return { document: documentView(document), extractionId: extraction.id, duplicate: false };
   });
 }
 
 /**
- * Upload, then enqueue: the one path of the GraphQL mutation, the streaming PUT route and the
- * `ingest` CLI. A duplicate (same bytes, same project) queues nothing.
+ * Upload, then enqueue: the one path of the GraphQL mutation, the streaming PUT route, the
+ * `ingest` CLI and the demo seed. A duplicate (same bytes, same project) queues nothing.
  */
 export async function uploadAndQueue(
   em: EntityManager,
@@ -129,8 +135,21 @@ export async function uploadAndQueue(
   return outcome;
 }
 
-/** Starts a re-index: a new extraction beside the current one, switched to only when it completes. */
-export async function reindexDocument(em: EntityManager, documentId: number): Promise<Extraction> {
+/**
+ * Starts a re-index and queues it: a new extraction beside the current one, switched to only when
+ * it completes. The one path of the GraphQL mutation and the `reindex` CLI.
+ */
+export async function reindexAndQueue(
+  em: EntityManager,
+  queue: Pick<ExtractionQueue, 'enqueue'>,
+  documentId: number,
+): Promise<ExtractionView> {
+  const extraction = await reindexDocument(em, documentId);
+  await queue.enqueue(extraction.id);
+  return extractionView(extraction);
+}
+
+async function reindexDocument(em: EntityManager, documentId: number): Promise<Extraction> {
   const id = parseId('documentId', documentId);
   const document = await em.findOne(DocumentSchema, { id });
   if (!document) throw badInput('documentId', `no document with id ${id}`);

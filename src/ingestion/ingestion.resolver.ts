@@ -1,8 +1,9 @@
 import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { requireOperator } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
-import { DocumentType, ExtractionType } from '../graphql/types/document.type.js';
-import { decodeBase64Pdf, reindexDocument, uploadAndQueue } from './ingest.service.js';
+import { DocumentType, ExtractionType } from '../documents/documents.types.js';
+import type { ExtractionView } from '../documents/documents.service.js';
+import { decodeBase64Pdf, reindexAndQueue, uploadAndQueue } from './ingest.service.js';
 import type { Ingestion } from './ingestion.js';
 
 @InputType()
@@ -56,10 +57,11 @@ export class IngestionResolver {
     description:
       'Re-extracts a document into a new extraction; search switches to it atomically when it completes',
   })
-  async reindexDocument(@Ctx() ctx: RequestContext, @Arg('documentId', () => Int) documentId: number) {
+  async reindexDocument(
+    @Ctx() ctx: RequestContext,
+    @Arg('documentId', () => Int) documentId: number,
+  ): Promise<ExtractionView> {
     requireOperator(ctx.viewer);
-    const extraction = await reindexDocument(ctx.em, documentId);
-    await ingestion(ctx).queue.enqueue(extraction.id);
-    return extraction;
+    return reindexAndQueue(ctx.em, ingestion(ctx).queue, documentId);
   }
 }

@@ -4,7 +4,7 @@ import type { NativeQuery } from '../db/native.js';
 import { scopeSql, type Scope } from '../documents/scope.js';
 import { badInput } from '../errors/catalogue.js';
 import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
-import { validateCategory, validateRange } from '../services/validate.js';
+import { validateCategory, validateRange } from '../errors/validate.js';
 import { searchQueryLiteral } from './lexemes.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';

@@ -1,7 +1,7 @@
 import { Field, Int, InputType, ObjectType } from 'type-graphql';
-import type { AgentTier, Plan, Role, SubscriptionStatus, TokenKind } from '../../entities/enums.js';
-import { PAST_DUE_GRACE_DAYS } from '../../auth/entitlements.js';
-import { AgentTierEnum, PlanEnum, RoleEnum, SubscriptionStatusEnum, TokenKindEnum } from './enums.type.js';
+import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
+import { PAST_DUE_GRACE_DAYS } from '../auth/entitlements.js';
+import { AgentTierEnum, PlanEnum, RoleEnum, SubscriptionStatusEnum } from '../graphql/enums.js';
 
 @ObjectType('Team')
 export class TeamType {
@@ -31,48 +31,6 @@ export class MembershipType {
   @Field(() => RoleEnum) role!: Role;
   @Field(() => TeamType) team!: object;
   @Field(() => UserType) user!: object;
-}
-
-@ObjectType('ApiKey', {
-  description: 'A Fusion API key. The secret is shown once, at creation; only its hash is stored.',
-})
-export class ApiKeyType {
-  @Field(() => Int) id!: number;
-  @Field() name!: string;
-  @Field({ description: 'First characters of the secret, to recognise it' }) prefix!: string;
-  @Field(() => [String]) scopes!: string[];
-  @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
-  @Field(() => Date, { nullable: true }) expiresAt!: Date | null;
-  @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
-  @Field(() => Date) createdAt!: Date;
-}
-
-@ObjectType('AccessToken', {
-  description: 'An MCP access token. The secret is shown once, at creation; only its hash is stored.',
-})
-export class AccessTokenType {
-  @Field(() => Int) id!: number;
-  @Field(() => TokenKindEnum) kind!: TokenKind;
-  @Field() name!: string;
-  @Field() prefix!: string;
-  @Field(() => [String]) scopes!: string[];
-  @Field(() => String, { nullable: true }) clientId!: string | null;
-  @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
-  @Field(() => Date, { nullable: true }) expiresAt!: Date | null;
-  @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
-  @Field(() => Date) createdAt!: Date;
-}
-
-@ObjectType()
-export class CreatedApiKey {
-  @Field(() => ApiKeyType) apiKey!: object;
-  @Field({ description: 'The secret: shown only in this response' }) secret!: string;
-}
-
-@ObjectType()
-export class CreatedAccessToken {
-  @Field(() => AccessTokenType) accessToken!: object;
-  @Field({ description: 'The secret: shown only in this response' }) secret!: string;
 }
 
 @ObjectType('Viewer', { description: 'Who is calling, and what the credential allows' })
@@ -124,23 +82,4 @@ export class AddMembershipInput {
   @Field(() => Int) teamId!: number;
   @Field(() => Int) userId!: number;
   @Field(() => RoleEnum) role!: Role;
-}
-
-@InputType()
-export class CreateApiKeyInput {
-  @Field(() => Int) teamId!: number;
-  @Field() name!: string;
-  @Field(() => [String], {
-    description: 'Any subset of the scopes the team is entitled to: building-links, floorplan-match',
-  })
-  scopes!: string[];
-  @Field(() => Date, { nullable: true }) expiresAt?: Date | null;
-}
-
-@InputType()
-export class CreateAccessTokenInput {
-  @Field(() => Int) teamId!: number;
-  @Field(() => Int, { nullable: true }) userId?: number | null;
-  @Field() name!: string;
-  @Field(() => Date, { nullable: true }) expiresAt?: Date | null;
 }

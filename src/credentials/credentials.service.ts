@@ -1,13 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { findTeam, findUser } from '../accounts/accounts.service.js';
 import { FUSION_PLANS } from '../auth/entitlements.js';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/secret.js';
-import type { Viewer } from '../auth/viewer.js';
-import type { TokenKind } from '../entities/enums.js';
-import { AccessTokenSchema, ApiKeySchema, type AccessToken, type ApiKey } from '../entities/index.js';
+import type { TeamView, Viewer } from '../auth/viewer.js';
+import { FUSION_SCOPES, type TokenKind } from '../entities/enums.js';
+import {
+  AccessTokenSchema,
+  ApiKeySchema,
+  MembershipSchema,
+  type AccessToken,
+  type ApiKey,
+} from '../entities/index.js';
 import { AppError, badInput } from '../errors/catalogue.js';
+import { optionalFutureDate, parseId, requireOneOf, requireText } from '../errors/validate.js';
 import { revokeGrantOf } from '../oauth/token.service.js';
-import * as admin from '../services/admin.service.js';
-import { parseId } from '../services/validate.js';
+
+/**
+ * A team's credentials: Fusion API keys and MCP access tokens. Secrets are returned once, at
+ * creation; only their hashes are stored. Callers authorise first (src/credentials/credentials.access.ts).
+ */
 
 /** The longest overlap a rolled key may keep working: time to deploy the new one. */
 export const MAX_ROLL_OVERLAP_SECONDS = 30 * 24 * 60 * 60;
@@ -136,6 +147,52 @@ export async function rollApiKey(
   return { apiKey: apiKeyView(fresh), secret };
 }
 
+/** Fusion scopes can be chosen only for a team on Pro or Elite. */
+export function validateScopes(team: Pick<TeamView, 'id' | 'plan'>, scopes: unknown): string[] {
+  if (!Array.isArray(scopes)) throw badInput('scopes', 'must be a list of scopes');
+  const unique = [...new Set(scopes)];
+  unique.forEach((s, i) => requireOneOf(`scopes.${i}`, FUSION_SCOPES, s));
+  if (unique.length > 0 && !FUSION_PLANS.includes(team.plan)) {
+    throw badInput('scopes', `Fusion scopes require a Pro or Elite plan; team ${team.id} is on ${team.plan}`);
+  }
+  return unique as string[];
+}
+
+export async function createApiKey(
+  em: EntityManager,
+  input: { teamId: number; name: string; scopes: string[]; expiresAt?: Date | null },
+  createdByUserId: number | null,
+): Promise<{ apiKey: ApiKeyView; secret: string }> {
+  const name = requireText('name', input.name);
+  const expiresAt = optionalFutureDate('expiresAt', input.expiresAt);
+  const team = await findTeam(em, 'teamId', input.teamId);
+  const scopes = validateScopes(team, input.scopes);
+  const secret = generateSecret('key');
+  const apiKey = em.create(ApiKeySchema, {
+    team,
+    name,
+    prefix: displayPrefix(secret),
+    secretHash: hashSecret(secret),
+    scopes,
+    createdBy: createdByUserId,
+    expiresAt,
+  });
+  await em.flush();
+  return { apiKey: apiKeyView(apiKey), secret };
+}
+
+export async function revokeApiKey(
+  em: EntityManager,
+  id: number,
+  teamId: number | null,
+): Promise<ApiKeyView> {
+  const key = await em.findOne(ApiKeySchema, { id: parseId('id', id), ...(teamId ? { team: teamId } : {}) });
+  if (!key) throw badInput('id', `no API key with id ${id}`);
+  key.revokedAt ??= new Date();
+  await em.flush();
+  return apiKeyView(key);
+}
+
 /**
  * A personal MCP token acts as a user. The operator may name any member; a team admin makes
  * tokens that act as themselves, never as another person.
@@ -144,7 +201,7 @@ export async function createAccessToken(
   em: EntityManager,
   input: { teamId: number; userId?: number | null; name: string; expiresAt?: Date | null },
   viewer: Viewer,
-): Promise<{ accessToken: AccessToken; secret: string }> {
+): Promise<{ accessToken: AccessTokenView; secret: string }> {
   let userId = input.userId ?? null;
   if (!viewer.isOperator) {
     const self = viewer.user?.id ?? null;
@@ -153,7 +210,29 @@ export async function createAccessToken(
     }
     userId = self;
   }
-  return admin.createAccessToken(em, { ...input, userId });
+  const name = requireText('name', input.name);
+  const expiresAt = optionalFutureDate('expiresAt', input.expiresAt);
+  const team = await findTeam(em, 'teamId', input.teamId);
+  let user = null;
+  if (userId) {
+    user = await findUser(em, 'userId', userId);
+    if (!(await em.count(MembershipSchema, { team, user }))) {
+      throw badInput('userId', `user ${user.id} is not a member of team ${team.id}`);
+    }
+  }
+  const secret = generateSecret('mcp');
+  const accessToken = em.create(AccessTokenSchema, {
+    team,
+    user,
+    kind: 'personal',
+    name,
+    prefix: displayPrefix(secret),
+    secretHash: hashSecret(secret),
+    scopes: ['mcp'],
+    expiresAt,
+  });
+  await em.flush();
+  return { accessToken: accessTokenView(accessToken), secret };
 }
 
 /** Revoking a connector token also ends its grant, so the client cannot simply refresh. */
@@ -161,8 +240,14 @@ export async function revokeAccessToken(
   em: EntityManager,
   id: number,
   teamId: number | null,
-): Promise<AccessToken> {
-  const token = await admin.revokeAccessToken(em, id, teamId ?? undefined);
+): Promise<AccessTokenView> {
+  const token = await em.findOne(AccessTokenSchema, {
+    id: parseId('id', id),
+    ...(teamId ? { team: teamId } : {}),
+  });
+  if (!token) throw badInput('id', `no access token with id ${id}`);
+  token.revokedAt ??= new Date();
+  await em.flush();
   if (token.kind === 'oauth') await revokeGrantOf(em, token.id);
-  return token;
+  return accessTokenView(token);
 }

@@ -1,5 +1,5 @@
 import { CATEGORIES, type Category } from '../entities/enums.js';
-import { badInput } from '../errors/catalogue.js';
+import { badInput } from './catalogue.js';
 import type { IntRange } from '../limits.js';
 
 /** Input checks shared by services: each failure is a BAD_USER_INPUT naming the field. */
