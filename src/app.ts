@@ -20,10 +20,12 @@ import type { JobTiming } from './ingestion/queue.js';
 import { registerGraphQL } from './http/graphql.plugin.js';
 import { registerLoadShedding } from './http/load-shedding.js';
 import { buildHttpServer } from './http/server.js';
+import { assertAudience } from './oauth/audience.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
+import { registerUsers, sessionAuth } from './users/users.plugin.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
-import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
+import { registerUploadRoutes } from './ingestion/upload.routes.js';
 
 export interface App {
   server: FastifyInstance;
@@ -135,6 +137,10 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     config,
     log: server.log,
     ingestion,
+    auth: {
+      ...sessionAuth(config),
+      assertAudience: (viewer, transport) => assertAudience(viewer, transport, config),
+    },
     availability,
     clock: opts.clock ?? (() => new Date()),
   };
@@ -163,6 +169,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   });
 
   const schema = await buildAppSchema();
+  await registerUsers(server, deps);
   await registerGraphQL(server, schema, deps);
   await registerOAuth(server, deps);
   await registerMcp(server, schema, deps);

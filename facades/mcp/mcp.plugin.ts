@@ -4,8 +4,6 @@ import type { GraphQLSchema } from 'graphql';
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest } from 'json-rpc-2.0';
 import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
 import { AppError } from '../../src/errors/catalogue.js';
-import { oauthUrls } from '../../src/oauth/urls.js';
-import { protectedResourceMetadata } from '../../src/oauth/metadata.js';
 import { runOperation } from '../operation.js';
 import { JSONRPC, mcpFailure, toolError, type ToolResult } from './errors.js';
 import { loadTools, type Tool } from './tools.js';
@@ -156,12 +154,8 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
 export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, deps: AppDeps): Promise<void> {
   const tools = loadTools(schema);
   const rpc = buildRpc(tools, schema, deps);
-  const urls = oauthUrls(deps.config);
+  // RFC 9728: the resource's metadata is served by the authorization server (src/oauth).
   const resourceMetadataUrl = `${deps.config.publicBaseUrl}/.well-known/oauth-protected-resource`;
-
-  const metadata = () => protectedResourceMetadata(urls);
-  app.get('/.well-known/oauth-protected-resource', metadata);
-  app.get('/.well-known/oauth-protected-resource/mcp', metadata);
 
   await app.register((scope, _opts, done) => {
     // The body is parsed here, not by Fastify, so malformed JSON gets a JSON-RPC parse error.

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { z } from 'zod';
-import type { RateDecision } from '../../src/auth/rate-limit.js';
 import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
 import type { FusionScope } from '../../src/entities/enums.js';
 import { AppError } from '../../src/errors/catalogue.js';
+import { rateHeaders, sendRestError } from '../../src/http/rest-errors.js';
 import { loadOperation, runOperation, type FacadeOperation } from '../operation.js';
 import { buildOpenApi } from './openapi.js';
 import {
@@ -15,52 +15,6 @@ import {
 } from './rest.schemas.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
-
-function rateHeaders(
-  reply: FastifyReply,
-  rate: Pick<RateDecision, 'limit' | 'remaining' | 'resetSeconds'>,
-): void {
-  void reply.header('x-ratelimit-limit', rate.limit);
-  void reply.header('x-ratelimit-remaining', rate.remaining);
-  void reply.header('x-ratelimit-reset', rate.resetSeconds);
-}
-
-/**
- * The one place the REST surfaces (the Fusion APIs, the operator's upload) map the error catalogue
- * to HTTP: bodies exactly as the spec's Errors table.
- */
-export function sendRestError(reply: FastifyReply, err: AppError): FastifyReply {
-  // The request's deadline may have answered it already (503).
-  if (reply.sent) return reply;
-  if (err.details.rate) rateHeaders(reply, err.details.rate);
-  switch (err.code) {
-    case 'SERVICE_UNAVAILABLE':
-      return reply
-        .code(503)
-        .header('retry-after', String(err.details.retryAfterSeconds ?? 5))
-        .send({ message: err.message });
-    case 'RATE_LIMITED':
-      return reply
-        .code(429)
-        .header('retry-after', String(err.details.retryAfterSeconds ?? 60))
-        .send('');
-    case 'PLAN_UPGRADE_REQUIRED':
-      return reply.code(403).send({ message: err.message, scope: err.details.scope, upgrade_required: true });
-    case 'BAD_USER_INPUT':
-      return reply
-        .code(422)
-        .send({ message: err.message, errors: err.details.fields ?? { request: [err.message] } });
-    case 'INTERNAL':
-      return reply.code(500).send({ message: 'Internal server error' });
-    case 'CREDENTIAL_MISSING':
-    case 'CREDENTIAL_INVALID':
-    case 'FORBIDDEN':
-    case 'SCOPE_MISSING':
-    case 'NOT_FOUND':
-    case 'CONFLICT':
-      return reply.code(err.httpStatus).send({ message: err.message });
-  }
-}
 
 /**
  * A path segment as the Int the operation takes. Anything that is not one becomes 0, which the

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/catalogue.js';
 import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
 import { hashSecret, parseSecret, safeEqual, type SecretKind } from './secret.js';
-import { connectorObstacle, isConnectorEligible } from '../oauth/eligibility.js';
+import { connectorObstacle, isConnectorEligible } from './entitlements.js';
 import { operatorViewer, type CredentialKind, type TeamView, type Viewer } from './viewer.js';
 
 export type Transport = 'graphql' | 'rest' | 'mcp';

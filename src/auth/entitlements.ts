@@ -121,3 +121,21 @@ export function requireTeamAdmin(viewer: Viewer | null, teamId: number): Viewer 
   if (v.team?.id === teamId && v.user && (v.role === 'owner' || v.role === 'admin')) return v;
   throw new AppError('FORBIDDEN', 'Only an owner or admin of this team may manage its keys and tokens');
 }
+
+type ConnectorTeam = Pick<TeamView, 'agentTier' | 'subscriptionStatus' | 'pastDueSince'>;
+
+/**
+ * The connector needs an Agent or Enterprise subscription in good standing (DESIGN §3). The one
+ * context applies the same rule to every request made with a connector token; here it gates
+ * consent and token issue.
+ */
+export function isConnectorEligible(team: ConnectorTeam, now = new Date()): boolean {
+  return connectorObstacle(team, now) === null;
+}
+
+/** Why the team cannot use the connector, or null when it can. */
+export function connectorObstacle(team: ConnectorTeam, now = new Date()): string | null {
+  if (team.agentTier === 'none') return 'the team needs an Agent or Enterprise subscription';
+  const standing = standingProblem(team, now);
+  return standing ? `the team's Agent or Enterprise subscription ${standing}` : null;
+}

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { accepts, authenticate, readBearer, type Transport } from '../auth/authenticate.js';
 import { requireFusionAccess } from '../auth/entitlements.js';
 import type { RateDecision, RateLimiter, RatePolicyName } from '../auth/rate-limit.js';
@@ -7,15 +7,28 @@ import type { Viewer } from '../auth/viewer.js';
 import type { AppConfig } from '../config.js';
 import type { FusionScope } from '../entities/enums.js';
 import { AppError } from '../errors/catalogue.js';
-import { assertAudience } from '../oauth/audience.js';
-import { authenticateSession } from '../users/session.service.js';
-import type { Ingestion } from '../ingestion/ingestion.js';
-import { ClientGone, DeadlineExceeded, throwIfAborted } from '../http/deadline.js';
+import { ClientGone, DeadlineExceeded, throwIfAborted } from '../errors/aborted.js';
 import { unavailableError } from '../db/availability.js';
 import { RequestLoaders } from './loaders.js';
 import type { DatabaseAvailability } from '../db/availability.js';
 
-/** What every transport shares: one database, one limiter, one config. */
+/**
+ * Credentials whose rules belong to a feature, plugged in by the composition root (src/app.ts):
+ * sessions from src/users, the connector tokens' audience from src/oauth.
+ */
+export interface FeatureAuth {
+  /** The session cookie's value on a request, if any (GraphQL accepts sessions). */
+  sessionCookie(request: FastifyRequest): string | undefined;
+  /** A session's viewer: CREDENTIAL_INVALID when it expired or was signed out. */
+  session(em: EntityManager, value: string, teamId: string | undefined, now: Date): Promise<Viewer>;
+  /** Refuses (CREDENTIAL_INVALID) a token bound to another resource than this transport's (RFC 8707). */
+  assertAudience(viewer: Viewer, transport: Transport): void;
+}
+
+/**
+ * What every transport shares: one database, one limiter, one config. Features add what they
+ * share by augmenting this interface (src/ingestion/ingestion.ts adds `ingestion`).
+ */
 export interface AppDeps {
   em: EntityManager;
   /** Whether the database is reachable, learnt from the queries this process runs. */
@@ -23,7 +36,7 @@ export interface AppDeps {
   limiter: RateLimiter;
   config: AppConfig;
   log: FastifyBaseLogger;
-  ingestion: Ingestion;
+  auth: FeatureAuth;
   /** The time credentials, sessions and roll-overs are judged by (tests move it instead of waiting). */
   clock: () => Date;
 }
@@ -107,8 +120,8 @@ async function buildContext(req: ContextRequest, deps: AppDeps): Promise<Request
               adminToken: deps.config.adminToken,
               now: deps.clock(),
             })
-          : await authenticateSession(em, session!, req.teamId, deps.clock());
-      assertAudience(viewer, req.transport, deps.config);
+          : await deps.auth.session(em, session!, req.teamId, deps.clock());
+      deps.auth.assertAudience(viewer, req.transport);
     } catch (err) {
       if (err instanceof AppError && err.code === 'CREDENTIAL_INVALID') {
         // Failed authentication is charged to the caller's address, never to a key.

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { throwIfAborted } from '../http/deadline.js';
+import { throwIfAborted } from '../errors/aborted.js';
 
 /**
  * A batch read a feature defines once (`defineLoader`) and resolvers share per request through

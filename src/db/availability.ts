@@ -1,5 +1,5 @@
 import { AppError } from '../errors/catalogue.js';
-import { ClientGone, DeadlineExceeded } from '../http/deadline.js';
+import { ClientGone, DeadlineExceeded } from '../errors/aborted.js';
 
 /**
  * What a database failure means for the request that met it:

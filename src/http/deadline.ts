@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sendUnavailable } from './unavailable.js';
 import { runWithWorkSignal } from '../db/pool-watch.js';
+import { ClientGone, DeadlineExceeded } from '../errors/aborted.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,25 +12,6 @@ declare module 'fastify' {
      */
     workSignal: AbortSignal;
   }
-}
-
-export class DeadlineExceeded extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`Request deadline of ${timeoutMs} ms exceeded`);
-    this.name = 'DeadlineExceeded';
-  }
-}
-
-export class ClientGone extends Error {
-  constructor() {
-    super('The client closed the connection');
-    this.name = 'ClientGone';
-  }
-}
-
-/** Throws the signal's reason when the request it belongs to should do no more work. */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new ClientGone();
 }
 
 /**

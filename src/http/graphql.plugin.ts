@@ -12,9 +12,8 @@ import {
   operationComplexity,
   selectsIntrospection,
 } from '../graphql/limits.js';
-import { ClientGone, DeadlineExceeded } from './deadline.js';
+import { ClientGone, DeadlineExceeded } from '../errors/aborted.js';
 import { unavailableError } from '../db/availability.js';
-import { readSessionCookie } from '../users/session-cookie.js';
 
 /** AppError → GraphQL error with the catalogue's code; the HTTP status rides along for context errors. */
 export function toGraphQLError(err: AppError): GraphQLError {
@@ -203,7 +202,7 @@ async function registerApollo(
             ip: request.ip,
             requestId: request.id,
             allowAnonymous: true,
-            session: readSessionCookie(request, deps.config),
+            session: deps.auth.sessionCookie(request),
             teamId: headerValue(request.headers['x-team-id']),
             signal: request.workSignal,
           },

@@ -5,6 +5,13 @@ import { closeExtractors, extractPdf } from './extract.js';
 import { processExtraction, unfinishedExtractions, type Extractor } from './ingest.service.js';
 import { InProcessQueue, PgBossQueue, type ExtractionQueue, type JobTiming } from './queue.js';
 
+declare module '../context/context.js' {
+  interface AppDeps {
+    /** The extraction queue and its worker: uploads enqueue, `npm run worker` consumes. */
+    ingestion: Ingestion;
+  }
+}
+
 export interface Ingestion {
   queue: ExtractionQueue;
   /** Starts consuming extraction jobs in this process, and the reconciler beside it. */

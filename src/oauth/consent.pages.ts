@@ -1,6 +1,6 @@
 import type { TeamMembership } from '../users/user.service.js';
 import { html, page, type SafeHtml } from '../users/html.js';
-import { isConnectorEligible } from './eligibility.js';
+import { isConnectorEligible } from '../auth/entitlements.js';
 import type { PendingAuthorization } from './grant.service.js';
 
 interface ConsentView {

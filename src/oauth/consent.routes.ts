@@ -7,7 +7,7 @@ import { readSessionCookie } from '../users/session-cookie.js';
 import { checkFormToken, findSession, formToken, type ActiveSession } from '../users/session.service.js';
 import { membershipsOf } from '../users/user.service.js';
 import { consentPage, refusalPage } from './consent.pages.js';
-import { isConnectorEligible } from './eligibility.js';
+import { isConnectorEligible } from '../auth/entitlements.js';
 import {
   approveAuthorization,
   denyAuthorization,

@@ -24,7 +24,7 @@ export function authorizationServerMetadata(urls: OAuthUrls): OAuthMetadata {
   };
 }
 
-/** RFC 9728 metadata for the `/mcp` resource, served by the MCP facade. */
+/** RFC 9728 metadata for the `/mcp` resource (the MCP facade points clients to it). */
 export function protectedResourceMetadata(urls: OAuthUrls): OAuthProtectedResourceMetadata {
   return {
     resource: urls.mcpResource,

@@ -1,10 +1,9 @@
-import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../context/context.js';
 import { chargeAddress } from '../users/form-guard.js';
-import { registerLoginRoutes } from '../users/login.routes.js';
 import { createAuthorizationServer } from './authorization-server.js';
+import { protectedResourceMetadata } from './metadata.js';
 import { registerConsentRoutes } from './consent.routes.js';
 import { registerCors } from './cors.js';
 import { PdsOAuthProvider } from './provider.js';
@@ -30,8 +29,11 @@ const NO_STORE_PATHS = new Set<string>([OAUTH_PATHS.token, OAUTH_PATHS.register,
  */
 export async function registerOAuth(server: FastifyInstance, deps: AppDeps): Promise<void> {
   const urls = oauthUrls(deps.config);
-  await server.register(fastifyCookie);
   await registerCors(server);
+  // RFC 9728: the metadata of the one protected resource (`/mcp`) names this authorization server.
+  const resource = () => protectedResourceMetadata(urls);
+  server.get('/.well-known/oauth-protected-resource', resource);
+  server.get('/.well-known/oauth-protected-resource/mcp', resource);
   const authorizationServer = createAuthorizationServer(new PdsOAuthProvider(deps.em, urls), urls, deps.log);
 
   const bridge = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -66,7 +68,6 @@ export async function registerOAuth(server: FastifyInstance, deps: AppDeps): Pro
 
   await server.register(async (scope) => {
     await scope.register(fastifyFormbody);
-    registerLoginRoutes(scope, deps);
     registerConsentRoutes(scope, deps);
   });
 }

@@ -1,5 +1,6 @@
 import type { Transport } from '../auth/authenticate.js';
 import type { AppConfig } from '../config.js';
+import { USER_PATHS } from '../users/paths.js';
 
 /** Every public address of the authorization server, derived once from PUBLIC_BASE_URL. */
 export interface OAuthUrls {
@@ -21,8 +22,8 @@ export const OAUTH_PATHS = {
   register: '/oauth/register',
   revoke: '/oauth/revoke',
   consent: '/oauth/consent',
-  login: '/login',
-  logout: '/logout',
+  login: USER_PATHS.login,
+  logout: USER_PATHS.logout,
   authorizationServerMetadata: '/.well-known/oauth-authorization-server',
 } as const;
 

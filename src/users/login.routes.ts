@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../context/context.js';
-import { OAUTH_PATHS } from '../oauth/urls.js';
+import { USER_PATHS } from './paths.js';
 import { chargeAddress, formField, isCrossSitePost, signInLimits } from './form-guard.js';
 import { sendPage } from './html.js';
 import { loginPage, messagePage, signedInPage } from './login.pages.js';
@@ -35,7 +35,7 @@ function tooMany(reply: FastifyReply, retryAfterSeconds: number): FastifyReply {
 export function registerLoginRoutes(scope: FastifyInstance, deps: AppDeps): void {
   const { config } = deps;
 
-  scope.get(OAUTH_PATHS.login, async (request: FastifyRequest<{ Querystring: { next?: string } }>, reply) => {
+  scope.get(USER_PATHS.login, async (request: FastifyRequest<{ Querystring: { next?: string } }>, reply) => {
     const next = safeNext(request.query.next);
     const secret = readSessionCookie(request, config);
     const session = await findSession(deps.em.fork(), secret);
@@ -46,16 +46,16 @@ export function registerLoginRoutes(scope: FastifyInstance, deps: AppDeps): void
         signedInPage({ email: session.user.email, next, logoutToken: formToken(secret, 'logout') }),
       );
     }
-    return sendPage(reply, 200, loginPage({ next: next ?? OAUTH_PATHS.login }));
+    return sendPage(reply, 200, loginPage({ next: next ?? USER_PATHS.login }));
   });
 
-  scope.post(OAUTH_PATHS.login, async (request, reply) => {
+  scope.post(USER_PATHS.login, async (request, reply) => {
     if (isCrossSitePost(request, config)) return refuseCrossSite(reply);
     const rate = await chargeAddress(deps, 'oauth', request);
     if (!rate.allowed) return tooMany(reply, rate.retryAfterSeconds ?? rate.resetSeconds);
     const email = formField(request.body, 'email') ?? '';
     const password = formField(request.body, 'password') ?? '';
-    const next = safeNext(formField(request.body, 'next')) ?? OAUTH_PATHS.login;
+    const next = safeNext(formField(request.body, 'next')) ?? USER_PATHS.login;
     const limits = signInLimits(deps, request, email);
     const blocked = await limits.before();
     if (blocked) return tooMany(reply, blocked.retryAfterSeconds ?? blocked.resetSeconds);
@@ -78,7 +78,7 @@ export function registerLoginRoutes(scope: FastifyInstance, deps: AppDeps): void
     return reply.header('cache-control', 'no-store').redirect(next, 303);
   });
 
-  scope.post(OAUTH_PATHS.logout, async (request, reply) => {
+  scope.post(USER_PATHS.logout, async (request, reply) => {
     if (isCrossSitePost(request, config)) return refuseCrossSite(reply);
     const secret = readSessionCookie(request, config);
     if (secret) {
@@ -88,6 +88,6 @@ export function registerLoginRoutes(scope: FastifyInstance, deps: AppDeps): void
       await endSession(deps.em.fork(), secret);
     }
     clearSessionCookie(reply, config);
-    return reply.redirect(OAUTH_PATHS.login, 303);
+    return reply.redirect(USER_PATHS.login, 303);
   });
 }

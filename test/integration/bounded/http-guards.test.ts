@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../../src/config.js';
-import { ClientGone, DeadlineExceeded } from '../../../src/http/deadline.js';
+import { ClientGone, DeadlineExceeded } from '../../../src/errors/aborted.js';
 import { registerLoadShedding } from '../../../src/http/load-shedding.js';
 import { redactUrl } from '../../../src/http/query-credentials.js';
 import { buildHttpServer } from '../../../src/http/server.js';

@@ -1,6 +1,6 @@
 import { classifyDbError, unavailableError } from '../../../src/db/availability.js';
 import { PoolAcquireTimeout } from '../../../src/db/pool-watch.js';
-import { ClientGone, DeadlineExceeded } from '../../../src/http/deadline.js';
+import { ClientGone, DeadlineExceeded } from '../../../src/errors/aborted.js';
 
 const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requireOperator } from '../../src/auth/entitlements.js';
-import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
-import { AppError } from '../../src/errors/catalogue.js';
-import { unavailableError } from '../../src/db/availability.js';
-import { uploadAndQueue } from '../../src/ingestion/ingest.service.js';
-import { sendRestError } from './rest.plugin.js';
+import { requireOperator } from '../auth/entitlements.js';
+import { createContext, type AppDeps, type RequestContext } from '../context/context.js';
+import { AppError } from '../errors/catalogue.js';
+import { unavailableError } from '../db/availability.js';
+import { uploadAndQueue } from './ingest.service.js';
+import { sendRestError } from '../http/rest-errors.js';
 
 export const UPLOAD_PATH = '/admin/projects/:projectId/documents';
 
