@@ -1,10 +1,12 @@
 import { Field, Int, InputType, ObjectType } from 'type-graphql';
+import type { UserView } from '../auth/viewer.js';
+import type { TeamRecord } from './accounts.service.js';
 import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
 import { PAST_DUE_GRACE_DAYS } from '../auth/entitlements.js';
 import { AgentTierEnum, PlanEnum, RoleEnum, SubscriptionStatusEnum } from '../graphql/enums.js';
 
 @ObjectType('Team')
-export class TeamType {
+export class TeamType implements TeamRecord {
   @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field(() => PlanEnum) plan!: Plan;
@@ -19,7 +21,7 @@ export class TeamType {
 }
 
 @ObjectType('User')
-export class UserType {
+export class UserType implements UserView {
   @Field(() => Int) id!: number;
   @Field() email!: string;
   @Field() name!: string;

@@ -1,9 +1,10 @@
 import { Directive, Field, Float, InputType, Int, ObjectType } from 'type-graphql';
+import type { BuildingView, FloorPlanView, ProjectView } from './catalogue.service.js';
 
 @ObjectType('FloorPlan', {
   description: 'A floor plan (suite model) of a project, with where it occurs in the building',
 })
-export class FloorPlanType {
+export class FloorPlanType implements Omit<FloorPlanView, 'projectId' | 'buildingId'> {
   @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field(() => String, { nullable: true }) model!: string | null;
@@ -23,7 +24,7 @@ export class FloorPlanType {
 }
 
 @ObjectType('Building', { description: 'A building of a project, with its real-world identities' })
-export class BuildingType {
+export class BuildingType implements Omit<BuildingView, 'projectId'> {
   @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field(() => [String]) addresses!: string[];
@@ -36,7 +37,7 @@ export class BuildingType {
 @ObjectType('Project', {
   description: 'A real-estate development project (pre-construction condos and towns)',
 })
-export class ProjectType {
+export class ProjectType implements Omit<ProjectView, 'developerId'> {
   @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field() slug!: string;

@@ -1,11 +1,12 @@
 import { Field, Int, InputType, ObjectType } from 'type-graphql';
+import type { AccessTokenView, ApiKeyView } from './credentials.service.js';
 import type { TokenKind } from '../entities/enums.js';
 import { TokenKindEnum } from '../graphql/enums.js';
 
 @ObjectType('ApiKey', {
   description: 'A Fusion API key. The secret is shown once, at creation; only its hash is stored.',
 })
-export class ApiKeyType {
+export class ApiKeyType implements ApiKeyView {
   @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field({ description: 'First characters of the secret, to recognise it' }) prefix!: string;
@@ -19,7 +20,7 @@ export class ApiKeyType {
 @ObjectType('AccessToken', {
   description: 'An MCP access token. The secret is shown once, at creation; only its hash is stored.',
 })
-export class AccessTokenType {
+export class AccessTokenType implements AccessTokenView {
   @Field(() => Int) id!: number;
   @Field(() => TokenKindEnum) kind!: TokenKind;
   @Field() name!: string;

@@ -25,7 +25,7 @@ export class DocumentsResolver {
     @Arg('projectId', () => Int) projectId: number,
     @Arg('category', () => String, { nullable: true }) category: string | null,
     @Arg('includeHistorical', () => Boolean, { nullable: true }) includeHistorical: boolean | null,
-  ): Promise<ProjectDocumentsResult> {
+  ): Promise<documents.ProjectDocumentsView> {
     const access = requireDocumentIntelligence(ctx.viewer);
     return documents.projectDocuments(ctx.em, access, { projectId, category, includeHistorical });
   }
@@ -38,7 +38,7 @@ export class DocumentsResolver {
     before: number | null,
     @Arg('after', () => Int, { nullable: true, description: describeRange(CONTEXT_WINDOW) })
     after: number | null,
-  ): Promise<DocumentContextResult> {
+  ): Promise<documents.DocumentContextView> {
     const access = requireDocumentIntelligence(ctx.viewer);
     return documents.documentContext(ctx.em, access, { chunkId, before, after });
   }

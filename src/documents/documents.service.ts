@@ -6,7 +6,7 @@ import { DocumentSchema, ExtractionSchema, type Document, type Extraction } from
 import { AppError, badInput } from '../errors/catalogue.js';
 import { CONTEXT_WINDOW } from '../limits.js';
 import { parseId, validateCategory, validateRange } from '../errors/validate.js';
-import type { ContextChunk, DocumentContextResult, ProjectDocumentsResult } from './documents.types.js';
+import type { StableCitationView } from '../search/search.views.js';
 import { scopeSql } from './scope.js';
 
 /**
@@ -14,6 +14,46 @@ import { scopeSql } from './scope.js';
  * search (list-project-documents, fetch-document-context). Both read the read connection (a
  * replica when configured).
  */
+
+/** A PDF of a project as list-project-documents shows it (the GraphQL `DocumentListing`). */
+export interface DocumentListingView {
+  documentId: number;
+  name: string;
+  category: string;
+  type: string | null;
+  indexed: boolean;
+  extractionStatus: string;
+  extractionMethod: string | null;
+  pageCount: number;
+  rawTextLength: number;
+  indexedAt: string | null;
+}
+
+export interface ProjectDocumentsView {
+  data: DocumentListingView[];
+  meta: { projectId: number; totalDocuments: number; includeHistorical: boolean };
+}
+
+export interface ContextChunkView {
+  chunkId: number;
+  chunkIndex: number;
+  pageNumber: number;
+  isCenter: boolean;
+  text: string;
+  stableCitation: StableCitationView;
+}
+
+export interface DocumentContextView {
+  data: ContextChunkView[];
+  meta: {
+    chunkId: number;
+    documentId: number;
+    projectId: number;
+    extractionId: number;
+    beforeReturned: number;
+    afterReturned: number;
+  };
+}
 
 export interface DocumentView {
   id: number;
@@ -96,7 +136,7 @@ export async function projectDocuments(
   em: EntityManager,
   access: DocumentIntelligenceAccess,
   input: { projectId: number; category?: string | null; includeHistorical?: boolean | null },
-): Promise<ProjectDocumentsResult> {
+): Promise<ProjectDocumentsView> {
   if (!Number.isInteger(input.projectId) || input.projectId <= 0)
     throw badInput('projectId', 'must be a positive integer');
   const category = validateCategory(input.category);
@@ -144,7 +184,7 @@ export async function documentContext(
   em: EntityManager,
   access: DocumentIntelligenceAccess,
   input: { chunkId: number; before?: number | null; after?: number | null },
-): Promise<DocumentContextResult> {
+): Promise<DocumentContextView> {
   if (!Number.isInteger(input.chunkId) || input.chunkId <= 0)
     throw badInput('chunkId', 'must be a positive integer');
   const before = validateRange('before', input.before, CONTEXT_WINDOW);
@@ -180,7 +220,7 @@ export async function documentContext(
       where extraction_id = $1 and chunk_index between $2 and $3 order by chunk_index`,
     [center.extraction_id, center.chunk_index - before, center.chunk_index + after],
   );
-  const data: ContextChunk[] = rows.map((r) => ({
+  const data: ContextChunkView[] = rows.map((r) => ({
     chunkId: r.id,
     chunkIndex: r.chunk_index,
     pageNumber: r.page_number,

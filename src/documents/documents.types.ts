@@ -1,8 +1,16 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { StableCitation } from '../search/search.types.js';
+import type {
+  ContextChunkView,
+  DocumentContextView,
+  DocumentListingView,
+  DocumentView,
+  ExtractionView,
+  ProjectDocumentsView,
+} from './documents.service.js';
 
 @ObjectType('DocumentListing', { description: 'A PDF of the project, indexed or not' })
-export class DocumentListing {
+export class DocumentListing implements DocumentListingView {
   @Field(() => Int) documentId!: number;
   @Field() name!: string;
   @Field() category!: string;
@@ -38,13 +46,13 @@ export class ProjectDocumentsMeta {
 }
 
 @ObjectType('ProjectDocumentsResult')
-export class ProjectDocumentsResult {
+export class ProjectDocumentsResult implements ProjectDocumentsView {
   @Field(() => [DocumentListing]) data!: DocumentListing[];
   @Field(() => ProjectDocumentsMeta) meta!: ProjectDocumentsMeta;
 }
 
 @ObjectType('ContextChunk', { description: 'A chunk around a hit, in document order' })
-export class ContextChunk {
+export class ContextChunk implements ContextChunkView {
   @Field(() => Int) chunkId!: number;
   @Field(() => Int, { description: 'Position of the chunk in the document' }) chunkIndex!: number;
   @Field(() => Int) pageNumber!: number;
@@ -64,7 +72,7 @@ export class DocumentContextMeta {
 }
 
 @ObjectType('DocumentContextResult')
-export class DocumentContextResult {
+export class DocumentContextResult implements DocumentContextView {
   @Field(() => [ContextChunk]) data!: ContextChunk[];
   @Field(() => DocumentContextMeta) meta!: DocumentContextMeta;
 }
@@ -72,7 +80,7 @@ export class DocumentContextResult {
 @ObjectType('Extraction', {
   description: 'One text extraction of a document; chunk ids belong to exactly one extraction',
 })
-export class ExtractionType {
+export class ExtractionType implements ExtractionView {
   @Field(() => Int) id!: number;
   @Field({ description: 'pending, processing, completed, no_text or failed' }) status!: string;
   @Field(() => String, { nullable: true }) method!: string | null;
@@ -85,7 +93,10 @@ export class ExtractionType {
 }
 
 @ObjectType('Document', { description: 'A PDF of a project (brochure, price list, ...)' })
-export class DocumentType {
+export class DocumentType implements Omit<
+  DocumentView,
+  'projectId' | 'supersedesId' | 'currentExtractionId'
+> {
   @Field(() => Int) id!: number;
   @Field({ description: 'File name of the PDF' }) name!: string;
   @Field({ description: 'One of the eight document categories' }) category!: string;

@@ -12,12 +12,12 @@ import { searchSpellings, spellingCandidates } from './spellings.js';
 import { surfaceForms } from './surface-forms.js';
 import { expandQuery } from './synonyms.js';
 import type {
-  ChunkHit,
-  FindProjectsMentioningResult,
-  ProjectMatch,
-  SearchCoverage,
-  SearchDocumentTextResult,
-} from './search.types.js';
+  ChunkHitView,
+  FindProjectsMentioningView,
+  ProjectMatchView,
+  SearchCoverageView,
+  SearchDocumentTextView,
+} from './search.views.js';
 
 /**
  * The two-stage Document Intelligence search. Stage one, the pre-filter: the GIN-indexed
@@ -113,7 +113,7 @@ async function readSnapshot<T>(em: EntityManager, work: (query: NativeQuery) => 
 async function coverage(
   query: NativeQuery,
   scope: Scope,
-): Promise<Omit<SearchCoverage, 'preFilterCandidates'>> {
+): Promise<Omit<SearchCoverageView, 'preFilterCandidates'>> {
   const where = scopeSql(scope, 1);
   const [row] = await query<{ total: number; with_text: number; no_text: number }>(
     `select count(*)::int as total,
@@ -201,7 +201,7 @@ function excerptOf(hit: Hit): string {
   return buildExcerpt(hit.details.raw_text, offsets, hit.start, hit.end);
 }
 
-function toChunkHit(hit: Hit): ChunkHit {
+function toChunkHit(hit: Hit): ChunkHitView {
   const d = hit.details;
   return {
     chunkId: d.chunk_id,
@@ -228,7 +228,7 @@ export async function searchDocumentText(
     includeHistorical?: boolean | null;
     limit?: number | null;
   },
-): Promise<SearchDocumentTextResult> {
+): Promise<SearchDocumentTextView> {
   const q = validateQuery(input.query);
   const category = validateCategory(input.category);
   const limit = validateRange('limit', input.limit, SEARCH_LIMIT);
@@ -283,7 +283,7 @@ export async function findProjectsMentioning(
     includeHistorical?: boolean | null;
     limit?: number | null;
   },
-): Promise<FindProjectsMentioningResult> {
+): Promise<FindProjectsMentioningView> {
   const q = validateQuery(input.query);
   const category = validateCategory(input.category);
   const limit = validateRange('limit', input.limit, PROJECTS_MENTIONING_LIMIT);
@@ -295,7 +295,7 @@ export async function findProjectsMentioning(
     const counts = await coverage(query, scope);
     let total = 0;
     let candidates = 0;
-    let data: ProjectMatch[] = [];
+    let data: ProjectMatchView[] = [];
     if (tsquery !== null) {
       const m = matchesSql(scope, tsquery);
       // Per-project tallies in SQL; a project's best hit is its first in the search's own order.

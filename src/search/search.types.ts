@@ -1,5 +1,13 @@
 import { MAX_SURFACE_FORMS } from './surface-forms.js';
 import { Field, Int, ObjectType } from 'type-graphql';
+import type {
+  ChunkHitView,
+  FindProjectsMentioningView,
+  ProjectMatchView,
+  SearchCoverageView,
+  SearchDocumentTextView,
+  StableCitationView,
+} from './search.views.js';
 
 /**
  * The Document Intelligence bodies, field for field the spec's `{data, meta}` (camelCase here; the
@@ -10,7 +18,7 @@ const EXPANDED_TERMS_DESCRIPTION = `The spellings searched, without duplicates: 
 @ObjectType('StableCitation', {
   description: 'A citation that survives re-chunking: the page text hash, not the chunk id',
 })
-export class StableCitation {
+export class StableCitation implements StableCitationView {
   @Field(() => Int) documentId!: number;
   @Field(() => Int) pageNumber!: number;
   @Field({ description: "SHA-256 of the page's canonical (normalized) text" }) textHash!: string;
@@ -19,7 +27,7 @@ export class StableCitation {
 @ObjectType('SearchCoverage', {
   description: 'How much of the searched scope could answer: tells "not mentioned" apart from "not indexed"',
 })
-export class SearchCoverage {
+export class SearchCoverage implements SearchCoverageView {
   @Field(() => Int, { description: 'Documents in the searched scope' }) totalActiveDocuments!: number;
   @Field(() => Int, { description: 'Documents that extracted successfully and are searchable' })
   documentsWithText!: number;
@@ -32,7 +40,7 @@ export class SearchCoverage {
 @ObjectType('ChunkHit', {
   description: 'A chunk of a project PDF that contains the query or one of its variants',
 })
-export class ChunkHit {
+export class ChunkHit implements ChunkHitView {
   @Field(() => Int, { description: 'Tied to one extraction: re-indexing issues new ids' }) chunkId!: number;
   @Field(() => Int) projectId!: number;
   @Field() projectName!: string;
@@ -57,13 +65,13 @@ export class SearchDocumentTextMeta {
 }
 
 @ObjectType('SearchDocumentTextResult')
-export class SearchDocumentTextResult {
+export class SearchDocumentTextResult implements SearchDocumentTextView {
   @Field(() => [ChunkHit]) data!: ChunkHit[];
   @Field(() => SearchDocumentTextMeta) meta!: SearchDocumentTextMeta;
 }
 
 @ObjectType('ProjectMatch', { description: 'A project whose documents mention the query' })
-export class ProjectMatch {
+export class ProjectMatch implements ProjectMatchView {
   @Field(() => Int) projectId!: number;
   @Field() projectName!: string;
   @Field(() => Int, { description: 'Matching chunks in the project' }) matchCount!: number;
@@ -80,7 +88,7 @@ export class FindProjectsMentioningMeta {
 }
 
 @ObjectType('FindProjectsMentioningResult')
-export class FindProjectsMentioningResult {
+export class FindProjectsMentioningResult implements FindProjectsMentioningView {
   @Field(() => [ProjectMatch]) data!: ProjectMatch[];
   @Field(() => FindProjectsMentioningMeta) meta!: FindProjectsMentioningMeta;
 }
