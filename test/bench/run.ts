@@ -7,6 +7,7 @@ import { createApp, type App } from '../../src/app.js';
 import { RATE_POLICIES, type RatePolicyName } from '../../src/auth/rate-limit.js';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context/context.js';
+import { createApiKey } from '../../src/credentials/credentials.service.js';
 import { seedDemo } from '../../src/demo/seed.js';
 import { createFreshDatabase, type FreshDatabase } from '../support/database.js';
 import { autocannon, bareRoute, ServerTimings, type LoadFigure, type LoadRequest } from './http.bench.js';
@@ -22,7 +23,7 @@ import { closedLoop, latency, ratio, type Latency } from './stats.js';
  * database is created for the run and dropped after. Never gates CI.
  *
  *   npm run bench -- [--only ingest,search,mcp,rest,memory] [--chunks 1000000] [--iterations 200] [--seconds 10]
- *                    [--memory-minutes 10] [--flood-chunks 200000] [--flood-seconds 20]
+ *                    [--memory-minutes 10] [--flood-chunks 200000] [--flood-seconds 20] [--flood-term deposit]
  *
  * `memory` (not in the default set: it takes --memory-minutes) drives a mixed load (Floor Plan
  * Match, Building Link, MCP search) against the server and samples its RSS once a minute.
@@ -37,6 +38,7 @@ const { values: flags } = parseArgs({
     'memory-minutes': { type: 'string', default: '10' },
     'flood-chunks': { type: 'string', default: '200000' },
     'flood-seconds': { type: 'string', default: '20' },
+    'flood-term': { type: 'string', default: 'deposit' },
     chunks: { type: 'string', default: '1000000' },
     iterations: { type: 'string', default: '200' },
     seconds: { type: 'string', default: '10' },
@@ -222,11 +224,12 @@ async function main(): Promise<void> {
         databaseUrl: db.url,
         operatorToken: ADMIN_TOKEN,
         flooderToken: demo.teams.find((t) => t.plan === 'pro')!.mcpToken,
-        secondApiKey: demo.teams.find((t) => t.plan === 'elite')!.apiKey!,
+        secondApiKeys: await ordinaryKeys(app, demo.teams.find((t) => t.plan === 'elite')!.teamName, 8),
         buildingId: row.building_id,
         projectId: row.project_id,
         chunks: Number(flags['flood-chunks']),
         seconds: Number(flags['flood-seconds']),
+        term: flags['flood-term'],
         log,
       });
       log(`  flood: ${JSON.stringify(report.flood)}`);
@@ -242,6 +245,24 @@ async function main(): Promise<void> {
 }
 
 const MCP_SEARCH_ARGS = (projectId: number) => ({ query: 'quartz countertops', project_id: projectId });
+
+/** `count` fresh API keys of the named team with the Building Link scope: one ordinary client each. */
+async function ordinaryKeys(app: App, teamName: string, count: number): Promise<string[]> {
+  const em = app.db.orm.em.fork();
+  const [team] = await em
+    .getConnection()
+    .execute<{ id: number }[]>('select id from team where name = ?', [teamName]);
+  const keys: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const created = await createApiKey(
+      em,
+      { teamId: team.id, name: `bench ordinary client ${i}`, scopes: ['building-links'] },
+      null,
+    );
+    keys.push(created.secret);
+  }
+  return keys;
+}
 
 function mcpSearchRequest(token: string, projectId: number): LoadRequest {
   return {
@@ -538,12 +559,12 @@ function formatReport(r: Report): string {
     lines.push(
       `## One client inside its limits (issue 12): ${f.chunks.toLocaleString('en')} chunks, "${f.term}" in ${f.termChunks.toLocaleString('en')} of them, ${f.seconds} s per phase`,
       `Load average before ${f.loadAverage.before.join(' / ')}, after ${f.loadAverage.after.join(' / ')} (${r.cpus} CPUs).`,
-      `Flood: ${f.flood.sent} common-term searches from one token (${f.flood.perSecond}/s, MCP + GraphQL), answers ${JSON.stringify(f.flood.answered)}; an ordinary call was quick again ${f.flood.drainSeconds} s after the flood's last answer.`,
-      '| second client (Building Link) | calls | p50 ms | p99 ms | max ms |',
+      `Flood: ${f.flood.sent} common-term searches from one token (${f.flood.perSecond}/s, MCP + GraphQL), answers by outcome ${JSON.stringify(f.flood.outcomes)}; an ordinary call was quick again ${f.flood.drainSeconds} s after the flood's last answer.`,
+      `| second client (Building Link, ${f.second.clients} API keys of another team at 1.8/s each) | calls | p50 ms | p99 ms | max ms |`,
       '|---|---|---|---|---|',
       `| alone | ${f.second.alone.calls} | ${f.second.alone.p50} | ${f.second.alone.p99} | ${f.second.alone.max} |`,
       `| during the flood | ${f.second.duringFlood.calls} | ${f.second.duringFlood.p50} | ${f.second.duringFlood.p99} | ${f.second.duringFlood.max} |`,
-      `p99 during/alone ×${f.second.p99Ratio} (answers during the flood ${JSON.stringify(f.second.statusesDuringFlood)}).`,
+      `p99 during/alone ×${f.second.p99Ratio} (answers during the flood by outcome ${JSON.stringify(f.second.outcomesDuringFlood)}).`,
       `RSS: baseline ${f.rssMB.baseline} MB; peak during the flood ${f.rssMB.peakFlood} MB (+${f.rssMB.overBaselineFlood}), through two bombs at once ${f.rssMB.peakBombs} MB (+${f.rssMB.overBaselineBombs}), during the 5 MB-text PDF ${f.rssMB.peakTextPdf} MB.`,
       `Bombs: ${f.bombs.statuses.join(', ')} (${f.bombs.errors.join('; ')}).`,
       `5 MB-text PDF: ${f.textPdf.status}, ${f.textPdf.chars.toLocaleString('en')} characters, ${f.textPdf.chunks} chunks in ${f.textPdf.seconds} s; event-loop max stall ${f.textPdf.maxStallMs} ms (of which this process on the CPU: ${f.textPdf.ownMaxStallMs} ms).`,
