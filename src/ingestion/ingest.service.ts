@@ -1,19 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CATEGORIES, type Category } from '../entities/enums.js';
-import {
-  DocumentSchema,
-  ExtractionSchema,
-  ProjectSchema,
-  type Document,
-  type Extraction,
-} from '../entities/index.js';
-import {
-  documentView,
-  extractionView,
-  type DocumentView,
-  type ExtractionView,
-} from '../documents/documents.service.js';
+import { DocumentSchema, ExtractionSchema, type Extraction } from '../entities/index.js';
+import { extractionView, type DocumentView, type ExtractionView } from '../documents/documents.service.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { chunkPages, type ChunkDraft } from '../search/chunk.js';
 import { vocabularyOf } from '../search/compounds.js';
@@ -61,10 +50,28 @@ export function assertPdf(field: string, bytes: Uint8Array, maxBytes: number): v
   if (!head.includes('%PDF-')) throw badInput(field, 'is not a PDF (no %PDF- header)');
 }
 
+/** A stored document's row as the upload reads it back (a duplicate). */
+interface DocumentRow {
+  id: number;
+  project_id: number;
+  name: string;
+  category: string;
+  type: string | null;
+  is_latest: boolean;
+  byte_size: number;
+  content_hash: string;
+  created_at: Date;
+  supersedes_id: number | null;
+  current_extraction_id: number | null;
+  unfinished: number | null;
+}
+
 /**
  * Stores a PDF and creates its first extraction (pending). The same bytes uploaded again to the
  * same project return the stored document. A superseding upload makes the old revision historical.
- * Everything is validated before anything is written; the writes are one transaction.
+ * Everything is validated before anything is written; the writes are ONE statement (the document,
+ * its extraction and the superseded revision's flag), so they commit together or not at all, and
+ * an upload costs two round trips whatever the caller's identity map holds.
  */
 export async function uploadDocument(
   em: EntityManager,
@@ -76,48 +83,100 @@ export async function uploadDocument(
   const type = optionalText('type', input.type, 100);
   assertPdf(input.contentField ?? 'contentBase64', input.content, maxBytes);
   const projectId = parseId('projectId', input.projectId);
-  const project = await em.findOne(ProjectSchema, { id: projectId });
-  if (!project) throw badInput('projectId', `no project with id ${projectId}`);
-  let supersedes: Document | null = null;
-  if (input.supersedesDocumentId !== null && input.supersedesDocumentId !== undefined) {
-    const id = parseId('supersedesDocumentId', input.supersedesDocumentId);
-    supersedes = await em.findOne(DocumentSchema, { id });
-    if (!supersedes) throw badInput('supersedesDocumentId', `no document with id ${id}`);
-    if (supersedes.project.id !== projectId) {
-      throw badInput('supersedesDocumentId', `document ${id} belongs to another project`);
+  const supersedesId =
+    input.supersedesDocumentId === null || input.supersedesDocumentId === undefined
+      ? null
+      : parseId('supersedesDocumentId', input.supersedesDocumentId);
+  const conn = em.getConnection();
+  const [found] = await conn.execute<{ project: boolean; supersedes_project: number | null }[]>(
+    `select exists (select 1 from project where id = ?) as project,
+            (select project_id from document where id = ?) as supersedes_project`,
+    [projectId, supersedesId],
+  );
+  if (!found.project) throw badInput('projectId', `no project with id ${projectId}`);
+  if (supersedesId !== null) {
+    if (found.supersedes_project === null)
+      throw badInput('supersedesDocumentId', `no document with id ${supersedesId}`);
+    if (found.supersedes_project !== projectId) {
+      throw badInput('supersedesDocumentId', `document ${supersedesId} belongs to another project`);
     }
   }
   const contentHash = createHash('sha256').update(input.content).digest('hex');
-  const existing = await em.findOne(DocumentSchema, { project: projectId, contentHash });
-  if (existing) {
-    // A stored document whose extraction never finished (its queueing failed, say) is queued again.
-    const unfinished = await em.findOne(
-      ExtractionSchema,
-      { document: existing, status: { $in: ['pending', 'processing'] } },
-      { fields: ['id'], orderBy: { id: 'desc' } },
-    );
-    return { document: documentView(existing), extractionId: unfinished?.id ?? null, duplicate: true };
-  }
-
-  return em.transactional(async (tx) => {
-    const document = tx.create(DocumentSchema, {
-      project,
+  // Ids first, so the document can point at its extraction in the same statement (foreign keys are
+  // checked at its end). A duplicate (same bytes, same project) inserts nothing.
+  const [created] = await conn.execute<{ id: number; extraction_id: number; created_at: Date }[]>(
+    `with ids as (
+       select nextval(pg_get_serial_sequence('document', 'id')) as document_id,
+              nextval(pg_get_serial_sequence('extraction', 'id')) as extraction_id),
+     doc as (
+       insert into document (id, project_id, name, category, type, supersedes_id, is_latest, content_hash,
+                             byte_size, content, current_extraction_id, created_at)
+       select document_id, ?, ?, ?, ?, ?, true, ?, ?, ?, extraction_id, now() from ids
+       on conflict (project_id, content_hash) do nothing
+       returning id, current_extraction_id, created_at),
+     ext as (
+       insert into extraction (id, document_id, status, created_at)
+       select current_extraction_id, id, 'pending', now() from doc returning id),
+     superseded as (
+       update document set is_latest = false where id = ? and exists (select 1 from doc) returning id)
+     select doc.id, doc.current_extraction_id as extraction_id, doc.created_at from doc`,
+    [
+      projectId,
       name,
       category,
       type,
-      supersedes,
-      isLatest: true,
+      supersedesId,
       contentHash,
-      byteSize: input.content.length,
-      content: Buffer.from(input.content),
-    });
-    const extraction = tx.create(ExtractionSchema, { document, status: 'pending' });
-    await tx.flush();
-    document.currentExtraction = extraction;
-    if (supersedes) tx.assign(supersedes, { isLatest: false });
-    await tx.flush();
-    return { document: documentView(document), extractionId: extraction.id, duplicate: false };
-  });
+      input.content.length,
+      Buffer.from(input.content),
+      supersedesId,
+    ],
+  );
+  if (created) {
+    return {
+      document: {
+        id: created.id,
+        projectId,
+        name,
+        category,
+        type,
+        isLatest: true,
+        byteSize: input.content.length,
+        contentHash,
+        createdAt: new Date(created.created_at),
+        supersedesId,
+        currentExtractionId: created.extraction_id,
+      },
+      extractionId: created.extraction_id,
+      duplicate: false,
+    };
+  }
+  // A stored document whose extraction never finished (its queueing failed, say) is queued again.
+  const [existing] = await conn.execute<DocumentRow[]>(
+    `select d.id, d.project_id, d.name, d.category, d.type, d.is_latest, d.byte_size, d.content_hash, d.created_at,
+            d.supersedes_id, d.current_extraction_id,
+            (select e.id from extraction e where e.document_id = d.id and e.status in ('pending', 'processing')
+              order by e.id desc limit 1) as unfinished
+       from document d where d.project_id = ? and d.content_hash = ?`,
+    [projectId, contentHash],
+  );
+  return {
+    document: {
+      id: existing.id,
+      projectId: existing.project_id,
+      name: existing.name,
+      category: existing.category,
+      type: existing.type,
+      isLatest: existing.is_latest,
+      byteSize: existing.byte_size,
+      contentHash: existing.content_hash,
+      createdAt: new Date(existing.created_at),
+      supersedesId: existing.supersedes_id,
+      currentExtractionId: existing.current_extraction_id,
+    },
+    extractionId: existing.unfinished,
+    duplicate: true,
+  };
 }
 
 /**
@@ -236,21 +295,22 @@ export async function processExtraction(
   hooks: { beforeCommit?: () => Promise<void> } = {},
 ): Promise<Extraction['status'] | 'missing'> {
   const conn = em.getConnection();
-  // Claim: one statement; a finished extraction is left alone (idempotent re-delivery).
-  const claimed = await conn.execute<{ document_id: number }[]>(
-    `update extraction set status = 'processing', attempts = attempts + 1
-      where id = ? and status in ('pending', 'processing') returning document_id`,
+  // Claim and read the PDF: one statement; a finished extraction is left alone (idempotent re-delivery).
+  const claimed = await conn.execute<
+    { document_id: number; project_id: number; content: Buffer; attempts: number }[]
+  >(
+    `update extraction e set status = 'processing', attempts = e.attempts + 1
+       from document d
+      where e.id = ? and e.status in ('pending', 'processing') and d.id = e.document_id
+      returning e.document_id, e.attempts, d.project_id, d.content`,
     [extractionId],
   );
   if (!claimed.length) {
     const row = await em.fork().findOne(ExtractionSchema, { id: extractionId }, { fields: ['status'] });
     return row ? row.status : 'missing';
   }
-  const documentId = claimed[0].document_id;
-  const [doc] = await conn.execute<{ project_id: number; content: Buffer }[]>(
-    'select project_id, content from document where id = ?',
-    [documentId],
-  );
+  const [doc] = claimed;
+  const documentId = doc.document_id;
   const result = await extract(new Uint8Array(doc.content));
   // The extractor process normally chunks; pages are chunked here only for an extractor that did not.
   const drafts = result.status === 'completed' ? (result.chunks ?? chunkPages(result.pages)) : [];
@@ -259,8 +319,9 @@ export async function processExtraction(
   await em.fork().transactional(async (tx) => {
     const run = (sql: string, params: unknown[]) =>
       tx.getConnection().execute(sql, params, 'run', tx.getTransactionContext());
-    // Chunks of an earlier attempt of this extraction cannot have been committed; this guards a manual re-run.
-    await run('delete from chunk where extraction_id = ?', [extractionId]);
+    // Chunks of an earlier attempt of this extraction cannot have been committed; this guards a
+    // manual re-run. A first attempt has none.
+    if (doc.attempts > 1) await run('delete from chunk where extraction_id = ?', [extractionId]);
     await insertChunks(tx, { extractionId, documentId, projectId: doc.project_id }, drafts);
     await run(
       `update extraction set status = ?, method = ?, extractor_version = ?, normalizer_version = ?, page_count = ?,
