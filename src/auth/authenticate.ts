@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/catalogue.js';
+import { nativeQuery } from '../db/native.js';
+import { GENERATION_COLUMNS, generationsFor, isLater, noteGenerations } from '../db/generation.js';
 import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
 import { hashSecret, parseSecret, safeEqual, type SecretKind } from './secret.js';
 import { connectorObstacle, isConnectorEligible } from './entitlements.js';
@@ -92,23 +94,84 @@ function assertConnectorEntitled(team: TeamView): void {
   }
 }
 
+type KeyRow = CredentialRow;
+type TokenRow = CredentialRow & {
+  kind: string;
+  resource: string | null;
+  user_id: number | null;
+  email: string | null;
+  user_name: string | null;
+  role: Role | null;
+};
+
+const KEY_SQL = `select k.id, k.secret_hash, k.scopes, k.revoked_at, k.expires_at, k.last_used_at, ${TEAM_COLUMNS},
+         ${GENERATION_COLUMNS}
+    from api_key k join team t on t.id = k.team_id
+   where k.secret_hash = $1`;
+
+const TOKEN_SQL = `select a.id, a.kind, a.secret_hash, a.scopes, a.resource, a.revoked_at, a.expires_at, a.last_used_at,
+         ${TEAM_COLUMNS}, u.id as user_id, u.email, u.name as user_name, m.role, ${GENERATION_COLUMNS}
+    from access_token a join team t on t.id = a.team_id
+    left join app_user u on u.id = a.user_id
+    left join membership m on m.team_id = a.team_id and m.user_id = a.user_id
+   where a.secret_hash = $1
+   order by m.id limit 1`;
+
 /**
- * One round trip per request: the credential, its team and plan (and for a token its user and that
- * user's membership) in a single statement. This runs before every operation of every facade.
+ * Credentials as last read, by kind and secret hash, with the auth generation read in the same
+ * statement (src/db/generation.ts). An entry serves a request only while no credential, team, user
+ * or membership change has committed since (the request's generation is not later), so a
+ * revocation or a downgrade bites on the next request on every node. Expiry, entitlement and
+ * membership are judged again on every request, by the request's clock. Unknown secrets are not
+ * kept. Bounded: past 10,000 entries it starts afresh.
+ */
+const credentials = new Map<string, { generation: string; row: KeyRow | TokenRow }>();
+const MAX_CACHED_CREDENTIALS = 10_000;
+
+/** The credential's row as of a snapshot taken after the request arrived; undefined when unknown. */
+async function credentialRow<T extends KeyRow | TokenRow>(
+  em: EntityManager,
+  kind: 'key' | 'token',
+  hash: string,
+): Promise<T | undefined> {
+  const cacheKey = `${kind}:${hash}`;
+  const cached = credentials.get(cacheKey);
+  if (cached && !isLater((await generationsFor(em)).auth, cached.generation)) return cached.row as T;
+  const query = await nativeQuery(em);
+  const [row] = await query<T & { auth_generation: string; catalogue_generation: string }>(
+    kind === 'key' ? KEY_SQL : TOKEN_SQL,
+    [hash],
+  );
+  if (!row) {
+    credentials.delete(cacheKey);
+    return undefined;
+  }
+  // Read by this request after it arrived: its generations for the other caches too.
+  const { auth } = await noteGenerations(em, row);
+  if (credentials.size >= MAX_CACHED_CREDENTIALS) credentials.clear();
+  credentials.set(cacheKey, { generation: auth, row });
+  return row;
+}
+
+/** Stamps `last_used_at` when due, and remembers the stamp in the cached row. */
+async function touch(em: EntityManager, table: 'api_key' | 'access_token', row: CredentialRow, now: Date) {
+  if (!isStale(row.last_used_at, now)) return;
+  const query = await nativeQuery(em);
+  await query(`update ${table} set last_used_at = $1 where id = $2`, [now, row.id]);
+  row.last_used_at = now;
+}
+
+/**
+ * One round trip per request at most: the credential, its team and plan (and for a token its user
+ * and that user's membership) in a single statement, or none when the cached row is current. This
+ * runs before every operation of every facade.
  */
 async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, now: Date): Promise<Viewer> {
-  const conn = em.getConnection();
   if (kind === 'key') {
-    const [key] = await conn.execute<CredentialRow[]>(
-      `select k.id, k.secret_hash, k.scopes, k.revoked_at, k.expires_at, k.last_used_at, ${TEAM_COLUMNS}
-         from api_key k join team t on t.id = k.team_id
-        where k.secret_hash = ?`,
-      [hash],
-    );
+    const key = await credentialRow<KeyRow>(em, 'key', hash);
     if (!key || !safeEqual(key.secret_hash, hash)) throw new AppError('CREDENTIAL_INVALID');
     assertUsable(key, now);
-    if (isStale(key.last_used_at, now))
-      await conn.execute('update api_key set last_used_at = ? where id = ?', [now, key.id]);
+    await touch(em, 'api_key', key, now);
     return {
       credential: { kind: 'api-key', id: key.id, rateKey: `key:${key.id}`, resource: null },
       team: teamView(key),
@@ -119,25 +182,7 @@ async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, n
     };
   }
   if (kind === 'mcp' || kind === 'oat') {
-    const [token] = await conn.execute<
-      (CredentialRow & {
-        kind: string;
-        resource: string | null;
-        user_id: number | null;
-        email: string | null;
-        user_name: string | null;
-        role: Role | null;
-      })[]
-    >(
-      `select a.id, a.kind, a.secret_hash, a.scopes, a.resource, a.revoked_at, a.expires_at, a.last_used_at,
-              ${TEAM_COLUMNS}, u.id as user_id, u.email, u.name as user_name, m.role
-         from access_token a join team t on t.id = a.team_id
-         left join app_user u on u.id = a.user_id
-         left join membership m on m.team_id = a.team_id and m.user_id = a.user_id
-        where a.secret_hash = ?
-        order by m.id limit 1`,
-      [hash],
-    );
+    const token = await credentialRow<TokenRow>(em, 'token', hash);
     const expectedKind = kind === 'mcp' ? 'personal' : 'oauth';
     if (!token || token.kind !== expectedKind || !safeEqual(token.secret_hash, hash)) {
       throw new AppError('CREDENTIAL_INVALID');
@@ -147,8 +192,7 @@ async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, n
     if (token.user_id !== null && token.role === null)
       throw new AppError('CREDENTIAL_INVALID', "The token's user is no longer a member of the team");
     if (token.kind === 'oauth') assertConnectorEntitled(team);
-    if (isStale(token.last_used_at, now))
-      await conn.execute('update access_token set last_used_at = ? where id = ?', [now, token.id]);
+    await touch(em, 'access_token', token, now);
     return {
       credential: {
         kind: token.kind === 'oauth' ? 'oauth-token' : 'personal-token',
@@ -170,7 +214,8 @@ async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, n
 
 /**
  * Resolves a bearer secret to a Viewer, reading the key or token, its team and plan from the
- * database (never from a cache), so revocation and downgrades bite on the next request.
+ * database, or from a copy no older than the request (see `credentials`), so revocation and
+ * downgrades bite on the next request.
  */
 export async function authenticate(em: EntityManager, secret: string, opts: AuthOptions): Promise<Viewer> {
   const now = opts.now ?? new Date();

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { nativeQuery } from '../db/native.js';
+import { GenerationCache, generationsFor } from '../db/generation.js';
+import { nativeQuery, type NativeQuery } from '../db/native.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { matchListing } from '../matching/floorplan-match.js';
 import type { CandidatePlan, ListingMatchResult } from '../matching/floorplan-match.types.js';
@@ -26,9 +27,30 @@ interface BuildingLinkRow {
   lng: number | null;
 }
 
+/**
+ * What the Fusion APIs read from the catalogue, kept by catalogue generation (src/db/generation.ts):
+ * any committed change to a developer, project, building or floor plan, from any node or tool,
+ * starts them afresh for the next request. Entries are shared by requests and never modified.
+ */
+const links = new GenerationCache<number, BuildingLink>();
+const buildingExists = new GenerationCache<number, boolean>();
+const projectExists = new GenerationCache<number, boolean>();
+const allBuildings = new GenerationCache<'all', Map<string, number>>();
+const plansOfBuilding = new GenerationCache<number, CandidatePlan[]>(2000);
+const plansOfProject = new GenerationCache<number, CandidatePlan[]>(2000);
+
 /** A building by id with its identities and project: the Building Link API, in one statement. */
 export async function buildingLink(em: EntityManager, id: number): Promise<BuildingLink> {
   if (!Number.isSafeInteger(id) || id <= 0) throw badInput('id', 'must be a positive integer building id');
+  const { catalogue } = await generationsFor(em);
+  const cached = links.get(catalogue, id);
+  if (cached) return cached;
+  const link = await readBuildingLink(em, id);
+  links.set(catalogue, id, link);
+  return link;
+}
+
+async function readBuildingLink(em: EntityManager, id: number): Promise<BuildingLink> {
   const query = await nativeQuery(em);
   const [b] = await query<BuildingLinkRow>(
     `select b.id, b.name, b.addresses, b.aliases, b.mls_building_key, b.condo_corp_number,
@@ -74,7 +96,7 @@ const CANDIDATE_COLUMNS = `id, project_id as "projectId", building_id as "buildi
   exposure, floor_min as "floorMin", floor_max as "floorMax", stacks, unit_numbers as "unitNumbers",
   start_price as "startPrice"`;
 
-function toWire(result: ListingMatchResult, plans: Map<number, CandidatePlan>): ListingMatch {
+function toWire(result: ListingMatchResult): ListingMatch {
   const best = result.bestMatch;
   return {
     ref: result.ref,
@@ -92,7 +114,7 @@ function toWire(result: ListingMatchResult, plans: Map<number, CandidatePlan>): 
           bathrooms: best.plan.bathrooms,
           interiorSqft: best.plan.interiorSqft,
           exposure: best.plan.exposure,
-          startPrice: plans.get(best.floorPlanId)?.startPrice ?? null,
+          startPrice: best.plan.startPrice ?? null,
         }
       : null,
     candidates: result.candidates,
@@ -113,26 +135,19 @@ export async function matchFloorPlans(
   if (listings.length < 1 || listings.length > MAX_LISTINGS) {
     throw badInput('listings', `must hold 1 to ${MAX_LISTINGS} listings`);
   }
-  const buildingIds = new Set(listings.flatMap((l) => (l.building_id ? [l.building_id] : [])));
-  const projectIds = new Set(listings.flatMap((l) => (l.project_id ? [l.project_id] : [])));
+  const buildingIds = [...new Set(listings.flatMap((l) => (l.building_id ? [l.building_id] : [])))];
+  const projectIds = [...new Set(listings.flatMap((l) => (l.project_id ? [l.project_id] : [])))];
   const needsAddress = listings.some((l) => !l.building_id && !l.project_id && l.address);
+  const { catalogue } = await generationsFor(em);
   const query = await nativeQuery(em);
-  const buildings = await query<{ id: number; addresses: string[]; aliases: string[] }>(
-    needsAddress
-      ? 'select id, addresses, aliases from building'
-      : 'select id, addresses, aliases from building where id = any($1::int[])',
-    needsAddress ? [] : [[...buildingIds]],
-  );
-  const byId = new Map(buildings.map((b) => [b.id, b]));
-  const byAddress = new Map<string, number>();
-  for (const b of buildings)
-    for (const a of [...b.addresses, ...b.aliases]) byAddress.set(normAddress(a), b.id);
+  const byAddress = needsAddress ? await addressIndex(query, catalogue) : new Map<string, number>();
+  const knownBuildings = await existing(query, catalogue, buildingExists, 'building', buildingIds);
   const resolved = listings.map((l) => {
     if (l.building_id)
       return {
-        buildingId: byId.has(l.building_id) ? l.building_id : null,
+        buildingId: knownBuildings.has(l.building_id) ? l.building_id : null,
         projectId: null,
-        problem: byId.has(l.building_id) ? null : `building ${l.building_id} not found`,
+        problem: knownBuildings.has(l.building_id) ? null : `building ${l.building_id} not found`,
       };
     if (l.project_id) return { buildingId: null, projectId: l.project_id, problem: null };
     if (l.address) {
@@ -149,27 +164,12 @@ export async function matchFloorPlans(
       problem: 'give building_id, project_id or address to locate the building',
     };
   });
-  const wantedBuildings = resolved.flatMap((r) => (r.buildingId ? [r.buildingId] : []));
-  const existingProjects = projectIds.size
-    ? new Set(
-        (
-          await query<{ id: number }>('select id from project where id = any($1::int[])', [[...projectIds]])
-        ).map((p) => p.id),
-      )
-    : new Set<number>();
-  const candidates = await query<CandidatePlan>(
-    `select ${CANDIDATE_COLUMNS} from floor_plan
-      where building_id = any($1::int[]) or project_id = any($2::int[]) order by id`,
-    [[...new Set(wantedBuildings)], [...existingProjects]],
-  );
-  const planById = new Map(candidates.map((c) => [c.id, c]));
-  // Each listing is scored against its own building's or project's plans, grouped once.
-  const byBuilding = new Map<number, CandidatePlan[]>();
-  const byProject = new Map<number, CandidatePlan[]>();
-  for (const c of candidates) {
-    if (c.buildingId !== null) push(byBuilding, c.buildingId, c);
-    push(byProject, c.projectId, c);
-  }
+  const wantedBuildings = [...new Set(resolved.flatMap((r) => (r.buildingId ? [r.buildingId] : [])))];
+  const existingProjects = await existing(query, catalogue, projectExists, 'project', projectIds);
+  // Each listing is scored against its own building's or project's plans (in id order).
+  const { byBuilding, byProject } = await candidatePlans(query, catalogue, wantedBuildings, [
+    ...existingProjects,
+  ]);
   return listings.map((l, i) => {
     const r = resolved[i];
     const problem =
@@ -200,12 +200,91 @@ export async function matchFloorPlans(
       },
       scope,
     );
-    return toWire(result, planById);
+    return toWire(result);
   });
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+/** Building ids by normalised address and alias, over every building. */
+async function addressIndex(query: NativeQuery, catalogue: string): Promise<Map<string, number>> {
+  const cached = allBuildings.get(catalogue, 'all');
+  if (cached) return cached;
+  const buildings = await query<{ id: number; addresses: string[]; aliases: string[] }>(
+    'select id, addresses, aliases from building',
+    [],
+  );
+  const byAddress = new Map<string, number>();
+  for (const b of buildings)
+    for (const a of [...b.addresses, ...b.aliases]) byAddress.set(normAddress(a), b.id);
+  allBuildings.set(catalogue, 'all', byAddress);
+  return byAddress;
+}
+
+/** Which of `ids` name a row of `table` (building or project). */
+async function existing(
+  query: NativeQuery,
+  catalogue: string,
+  cache: GenerationCache<number, boolean>,
+  table: 'building' | 'project',
+  ids: number[],
+): Promise<Set<number>> {
+  const found = new Set<number>();
+  const unknown: number[] = [];
+  for (const id of ids) {
+    const known = cache.get(catalogue, id);
+    if (known === undefined) unknown.push(id);
+    else if (known) found.add(id);
+  }
+  if (unknown.length) {
+    const rows = await query<{ id: number }>(`select id from ${table} where id = any($1::int[])`, [unknown]);
+    const present = new Set(rows.map((r) => r.id));
+    for (const id of unknown) {
+      cache.set(catalogue, id, present.has(id));
+      if (present.has(id)) found.add(id);
+    }
+  }
+  return found;
+}
+
+/** Every floor plan of each building and of each project, in id order, in one query for those not cached. */
+async function candidatePlans(
+  query: NativeQuery,
+  catalogue: string,
+  buildingIds: number[],
+  projectIds: number[],
+): Promise<{ byBuilding: Map<number, CandidatePlan[]>; byProject: Map<number, CandidatePlan[]> }> {
+  const byBuilding = new Map<number, CandidatePlan[]>();
+  const byProject = new Map<number, CandidatePlan[]>();
+  const lookUp = (ids: number[], cache: GenerationCache<number, CandidatePlan[]>, into: typeof byBuilding) =>
+    ids.filter((id) => {
+      const plans = cache.get(catalogue, id);
+      if (plans) into.set(id, plans);
+      return !plans;
+    });
+  const buildingsToRead = lookUp(buildingIds, plansOfBuilding, byBuilding);
+  const projectsToRead = lookUp(projectIds, plansOfProject, byProject);
+  if (!buildingsToRead.length && !projectsToRead.length) return { byBuilding, byProject };
+  const rows = await query<CandidatePlan>(
+    `select ${CANDIDATE_COLUMNS} from floor_plan
+      where building_id = any($1::int[]) or project_id = any($2::int[]) order by id`,
+    [buildingsToRead, projectsToRead],
+  );
+  const read = (
+    ids: number[],
+    key: (c: CandidatePlan) => number | null,
+    cache: typeof plansOfBuilding,
+    into: typeof byBuilding,
+  ) => {
+    const groups = new Map<number, CandidatePlan[]>(ids.map((id) => [id, []]));
+    for (const c of rows) {
+      const k = key(c);
+      if (k !== null) groups.get(k)?.push(c);
+    }
+    for (const [id, plans] of groups) {
+      cache.set(catalogue, id, plans);
+      into.set(id, plans);
+    }
+  };
+  read(buildingsToRead, (c) => c.buildingId, plansOfBuilding, byBuilding);
+  read(projectsToRead, (c) => c.projectId, plansOfProject, byProject);
+  return { byBuilding, byProject };
 }

@@ -54,7 +54,7 @@ export class FloorPlanListing {
     string | null;
 }
 
-@ObjectType('MatchSignal')
+@ObjectType('MatchSignal', { simpleResolvers: true })
 export class MatchSignalType {
   @Field() signal!: string;
   @Field({ description: 'match, partial, mismatch or missing' }) result!: string;
@@ -63,14 +63,14 @@ export class MatchSignalType {
   @Field() detail!: string;
 }
 
-@ObjectType('ScoredFloorPlan')
+@ObjectType('ScoredFloorPlan', { simpleResolvers: true })
 export class ScoredFloorPlan {
   @Field(() => Int) floorPlanId!: number;
   @Field() name!: string;
   @Field(() => Float, { description: '0 to 1' }) score!: number;
 }
 
-@ObjectType('MatchedFloorPlan')
+@ObjectType('MatchedFloorPlan', { simpleResolvers: true })
 export class MatchedFloorPlan {
   @Field(() => Int) floorPlanId!: number;
   @Field() name!: string;
@@ -86,7 +86,7 @@ export class MatchedFloorPlan {
   @Field(() => Int, { nullable: true }) startPrice!: number | null;
 }
 
-@ObjectType('ListingMatch')
+@ObjectType('ListingMatch', { simpleResolvers: true })
 export class ListingMatch {
   @Field() ref!: string;
   @Field({ description: 'matched, ambiguous or no_match' }) status!: string;
@@ -98,7 +98,7 @@ export class ListingMatch {
     string | null;
 }
 
-@ObjectType('BuildingIdentity')
+@ObjectType('BuildingIdentity', { simpleResolvers: true })
 export class BuildingIdentity {
   @Field(() => Int) id!: number;
   @Field() name!: string;
@@ -108,7 +108,7 @@ export class BuildingIdentity {
   @Field(() => String, { nullable: true }) condoCorpNumber!: string | null;
 }
 
-@ObjectType('ProjectSummary')
+@ObjectType('ProjectSummary', { simpleResolvers: true })
 export class ProjectSummary {
   @Field(() => Int) id!: number;
   @Field() name!: string;
@@ -121,20 +121,23 @@ export class ProjectSummary {
   @Field(() => String, { nullable: true }) occupancyDate!: string | null;
 }
 
-@ObjectType('GeoPoint')
+@ObjectType('GeoPoint', { simpleResolvers: true })
 export class GeoPoint {
   @Field(() => Float) lat!: number;
   @Field(() => Float) lng!: number;
 }
 
-@ObjectType('LinkMatch')
+@ObjectType('LinkMatch', { simpleResolvers: true })
 export class LinkMatch {
   @Field({ description: 'How the building was identified, e.g. building_id' }) method!: string;
   @Field(() => Float, { description: '0 to 1' }) confidence!: number;
   @Field(() => [String]) basis!: string[];
 }
 
-@ObjectType('BuildingLink', { description: "A building's real-world identities, linked to its project" })
+@ObjectType('BuildingLink', {
+  description: "A building's real-world identities, linked to its project",
+  simpleResolvers: true,
+})
 export class BuildingLink {
   @Field(() => BuildingIdentity) building!: BuildingIdentity;
   @Field(() => ProjectSummary) project!: ProjectSummary;
@@ -142,7 +145,7 @@ export class BuildingLink {
   @Field(() => LinkMatch) match!: LinkMatch;
 }
 
-@ObjectType('FloorPlanMatchResult')
+@ObjectType('FloorPlanMatchResult', { simpleResolvers: true })
 export class FloorPlanMatchResult {
   @Field(() => [ListingMatch], { description: 'One result per listing, in request order' })
   results!: ListingMatch[];

@@ -65,11 +65,12 @@ function judge(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan, 
   }
   const signals = (): MatchSignal[] => [
     schedule,
-    ...evidence.map(([signal, { weightless, ...e }]) => ({
+    ...evidence.map(([signal, e]) => ({
       signal,
-      weight: weightless ? 0 : SIGNAL_WEIGHTS[signal],
-      ...e,
+      weight: e.weightless ? 0 : SIGNAL_WEIGHTS[signal],
+      result: e.result,
       score: round4(e.score),
+      detail: e.detail(),
     })),
   ];
   // A schedule is the developer's own unit-to-plan table: a hit settles the match.

@@ -9,19 +9,25 @@ import type { CandidatePlan, ListingInput, MatchSignal, SignalName } from './flo
 /** The plan has no data for a signal the listing gives: neither for nor against it. */
 const UNKNOWN_SCORE = 0.5;
 
-/** A signal before weighting; `weightless` marks a field the listing does not give (out of the denominator). */
-export type Evidence = Omit<MatchSignal, 'signal' | 'weight'> & { weightless?: true };
+/**
+ * A signal before weighting; `weightless` marks a field the listing does not give (out of the
+ * denominator). Its detail is written only for the plan whose signals are reported.
+ */
+export type Evidence = Omit<MatchSignal, 'signal' | 'weight' | 'detail'> & {
+  detail: () => string;
+  weightless?: true;
+};
 
 const missingFromListing = (field: string): Evidence => ({
   result: 'missing',
   score: 0,
-  detail: `listing gives no ${field}`,
+  detail: () => `listing gives no ${field}`,
   weightless: true,
 });
 const unknownForPlan = (field: string): Evidence => ({
   result: 'missing',
   score: UNKNOWN_SCORE,
-  detail: `plan has no ${field} on record; counted as neutral`,
+  detail: () => `plan has no ${field} on record; counted as neutral`,
 });
 
 const finite = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n);
@@ -65,33 +71,41 @@ function stackSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
   if (!plan.stacks.length) return unknownForPlan('stacks');
   const comparisons = plan.stacks.map((s) => compareStacks(facts.stack!, s));
   if (comparisons.includes('exact'))
-    return { result: 'match', score: 1, detail: `stack ${facts.stack} is one of the plan's stacks` };
+    return { result: 'match', score: 1, detail: () => `stack ${facts.stack} is one of the plan's stacks` };
   if (comparisons.includes('letter')) {
     return {
       result: 'partial',
       score: 0.5,
-      detail: `stack ${facts.stack} differs from a plan stack only by its letter`,
+      detail: () => `stack ${facts.stack} differs from a plan stack only by its letter`,
     };
   }
-  return { result: 'mismatch', score: 0, detail: `stack ${facts.stack} is not in ${plan.stacks.join(', ')}` };
+  return {
+    result: 'mismatch',
+    score: 0,
+    detail: () => `stack ${facts.stack} is not in ${plan.stacks.join(', ')}`,
+  };
 }
 
 const PENTHOUSE_PLAN = /\b(?:[LU]?PH|penthouse)\b/i;
 
 function floorSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
-  const bounds = `${plan.floorMin ?? '…'}–${plan.floorMax ?? '…'}`;
+  const bounds = () => `${plan.floorMin ?? '…'}–${plan.floorMax ?? '…'}`;
   if (facts.penthouse) {
     if (PENTHOUSE_PLAN.test(`${plan.name} ${plan.model ?? ''}`)) {
-      return { result: 'match', score: 1, detail: 'penthouse suite, penthouse plan' };
+      return { result: 'match', score: 1, detail: () => 'penthouse suite, penthouse plan' };
     }
     if (!finite(plan.floorMax) || facts.topFloor === null) return unknownForPlan('floor range');
     return plan.floorMax === facts.topFloor
       ? {
           result: 'match',
           score: 1,
-          detail: `penthouse suite, plan reaches the top floor (${plan.floorMax})`,
+          detail: () => `penthouse suite, plan reaches the top floor (${plan.floorMax})`,
         }
-      : { result: 'mismatch', score: 0, detail: `penthouse suite, plan stops at floor ${plan.floorMax}` };
+      : {
+          result: 'mismatch',
+          score: 0,
+          detail: () => `penthouse suite, plan stops at floor ${plan.floorMax}`,
+        };
   }
   if (facts.floor === null) return missingFromListing('floor');
   if (!finite(plan.floorMin) && !finite(plan.floorMax)) return unknownForPlan('floor range');
@@ -99,49 +113,53 @@ function floorSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
     (!finite(plan.floorMin) || facts.floor >= plan.floorMin) &&
     (!finite(plan.floorMax) || facts.floor <= plan.floorMax);
   return inside
-    ? { result: 'match', score: 1, detail: `floor ${facts.floor} is within ${bounds}` }
-    : { result: 'mismatch', score: 0, detail: `floor ${facts.floor} is outside ${bounds}` };
+    ? { result: 'match', score: 1, detail: () => `floor ${facts.floor} is within ${bounds()}` }
+    : { result: 'mismatch', score: 0, detail: () => `floor ${facts.floor} is outside ${bounds()}` };
 }
 
 function bedroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
   if (!finite(listing.bedrooms)) return missingFromListing('bedrooms');
   if (listing.bedrooms === plan.bedrooms)
-    return { result: 'match', score: 1, detail: `${plan.bedrooms} bedrooms` };
+    return { result: 'match', score: 1, detail: () => `${plan.bedrooms} bedrooms` };
   // Listings often count a den as a bedroom ("2 bed" for a 1+den).
   if (plan.dens > 0 && listing.bedrooms === plan.bedrooms + plan.dens) {
     return {
       result: 'partial',
       score: 0.5,
-      detail: `${listing.bedrooms} bedrooms if the plan's den counts as one`,
+      detail: () => `${listing.bedrooms} bedrooms if the plan's den counts as one`,
     };
   }
-  return { result: 'mismatch', score: 0, detail: `${listing.bedrooms} bedrooms, plan has ${plan.bedrooms}` };
+  return {
+    result: 'mismatch',
+    score: 0,
+    detail: () => `${listing.bedrooms} bedrooms, plan has ${plan.bedrooms}`,
+  };
 }
 
 function densSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
   if (!finite(listing.dens)) return missingFromListing('dens');
-  if (listing.dens === plan.dens) return { result: 'match', score: 1, detail: `${plan.dens} dens` };
+  if (listing.dens === plan.dens) return { result: 'match', score: 1, detail: () => `${plan.dens} dens` };
   if (finite(listing.bedrooms) && listing.bedrooms + listing.dens === plan.bedrooms + plan.dens) {
-    return { result: 'partial', score: 0.5, detail: 'same room count with a den counted as a bedroom' };
+    return { result: 'partial', score: 0.5, detail: () => 'same room count with a den counted as a bedroom' };
   }
-  return { result: 'mismatch', score: 0, detail: `${listing.dens} dens, plan has ${plan.dens}` };
+  return { result: 'mismatch', score: 0, detail: () => `${listing.dens} dens, plan has ${plan.dens}` };
 }
 
 function bathroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
   if (!finite(listing.bathrooms)) return missingFromListing('bathrooms');
   const diff = Math.abs(listing.bathrooms - plan.bathrooms);
-  if (diff === 0) return { result: 'match', score: 1, detail: `${plan.bathrooms} bathrooms` };
+  if (diff === 0) return { result: 'match', score: 1, detail: () => `${plan.bathrooms} bathrooms` };
   // A powder room is written as a half bath by some and not at all by others.
   if (diff <= 0.5)
     return {
       result: 'partial',
       score: 0.5,
-      detail: `${listing.bathrooms} bathrooms, plan has ${plan.bathrooms}`,
+      detail: () => `${listing.bathrooms} bathrooms, plan has ${plan.bathrooms}`,
     };
   return {
     result: 'mismatch',
     score: 0,
-    detail: `${listing.bathrooms} bathrooms, plan has ${plan.bathrooms}`,
+    detail: () => `${listing.bathrooms} bathrooms, plan has ${plan.bathrooms}`,
   };
 }
 
@@ -153,10 +171,10 @@ function sqftSignal(facts: ListingFacts, plan: CandidatePlan, tolerancePct: numb
   if (!facts.sqft) return missingFromListing('interior area');
   if (!finite(plan.interiorSqft)) return unknownForPlan('interior area');
   const [min, max] = facts.sqft;
-  const asked = min === max ? `${min} sq ft` : `${min}–${max} sq ft`;
+  const asked = () => (min === max ? `${min} sq ft` : `${min}–${max} sq ft`);
   const tolerance = Math.max(1, (plan.interiorSqft * tolerancePct) / 100);
   const distance = Math.max(0, min - plan.interiorSqft, plan.interiorSqft - max);
-  const vs = `${asked} vs ${plan.interiorSqft} sq ft ±${Math.round(tolerance)}`;
+  const vs = () => `${asked()} vs ${plan.interiorSqft} sq ft ±${Math.round(tolerance)}`;
   if (distance <= tolerance) return { result: 'match', score: 1 - 0.2 * (distance / tolerance), detail: vs };
   if (distance <= 2 * tolerance) return { result: 'partial', score: 0.4, detail: vs };
   return { result: 'mismatch', score: 0, detail: vs };
@@ -168,9 +186,9 @@ function exposureSignal(listing: ListingInput, facts: ListingFacts, plan: Candid
   const planExposure = plan.exposure ? parseExposure(plan.exposure) : null;
   if (!planExposure) return unknownForPlan('exposure');
   const steps = closestExposure(facts.exposure, planExposure);
-  const vs = `${facts.exposure.join('/')} vs ${planExposure.join('/')}`;
+  const vs = () => `${facts.exposure!.join('/')} vs ${planExposure.join('/')}`;
   if (steps === 0) return { result: 'match', score: 1, detail: vs };
-  if (steps === 1) return { result: 'partial', score: 0.5, detail: `${vs} (adjacent)` };
+  if (steps === 1) return { result: 'partial', score: 0.5, detail: () => `${vs()} (adjacent)` };
   return { result: 'mismatch', score: 0, detail: vs };
 }
 
