@@ -4,7 +4,7 @@ import { nativeQuery, type NativeQuery } from '../db/native.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { matchListing } from '../matching/floorplan-match.js';
 import type { CandidatePlan, ListingMatchResult } from '../matching/floorplan-match.types.js';
-import type { BuildingLink, FloorPlanListing, ListingMatch } from './fusion.types.js';
+import type { BuildingLinkView, FloorPlanListingInput, ListingMatchView } from './fusion.views.js';
 import { MAX_LISTINGS } from '../limits.js';
 
 interface BuildingLinkRow {
@@ -32,7 +32,7 @@ interface BuildingLinkRow {
  * any committed change to a developer, project, building or floor plan, from any node or tool,
  * starts them afresh for the next request. Entries are shared by requests and never modified.
  */
-const links = new GenerationCache<number, BuildingLink>();
+const links = new GenerationCache<number, BuildingLinkView>();
 const buildingExists = new GenerationCache<number, boolean>();
 const projectExists = new GenerationCache<number, boolean>();
 const allBuildings = new GenerationCache<'all', Map<string, number>>();
@@ -40,7 +40,7 @@ const plansOfBuilding = new GenerationCache<number, CandidatePlan[]>(2000);
 const plansOfProject = new GenerationCache<number, CandidatePlan[]>(2000);
 
 /** A building by id with its identities and project: the Building Link API, in one statement. */
-export async function buildingLink(em: EntityManager, id: number): Promise<BuildingLink> {
+export async function buildingLink(em: EntityManager, id: number): Promise<BuildingLinkView> {
   if (!Number.isSafeInteger(id) || id <= 0) throw badInput('id', 'must be a positive integer building id');
   const { catalogue } = await generationsFor(em);
   const cached = links.get(catalogue, id);
@@ -50,7 +50,7 @@ export async function buildingLink(em: EntityManager, id: number): Promise<Build
   return link;
 }
 
-async function readBuildingLink(em: EntityManager, id: number): Promise<BuildingLink> {
+async function readBuildingLink(em: EntityManager, id: number): Promise<BuildingLinkView> {
   const query = await nativeQuery(em);
   const [b] = await query<BuildingLinkRow>(
     `select b.id, b.name, b.addresses, b.aliases, b.mls_building_key, b.condo_corp_number,
@@ -96,7 +96,7 @@ const CANDIDATE_COLUMNS = `id, project_id as "projectId", building_id as "buildi
   exposure, floor_min as "floorMin", floor_max as "floorMax", stacks, unit_numbers as "unitNumbers",
   start_price as "startPrice"`;
 
-function toWire(result: ListingMatchResult): ListingMatch {
+function toWire(result: ListingMatchResult): ListingMatchView {
   const best = result.bestMatch;
   return {
     ref: result.ref,
@@ -130,8 +130,8 @@ function toWire(result: ListingMatchResult): ListingMatch {
  */
 export async function matchFloorPlans(
   em: EntityManager,
-  listings: FloorPlanListing[],
-): Promise<ListingMatch[]> {
+  listings: FloorPlanListingInput[],
+): Promise<ListingMatchView[]> {
   if (listings.length < 1 || listings.length > MAX_LISTINGS) {
     throw badInput('listings', `must hold 1 to ${MAX_LISTINGS} listings`);
   }

@@ -1,5 +1,17 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
+import type {
+  BuildingIdentityView,
+  BuildingLinkView,
+  GeoPointView,
+  LinkMatchView,
+  ProjectSummaryView,
+  FloorPlanListingInput,
+  ListingMatchView,
+  MatchedFloorPlanView,
+  MatchSignalView,
+  ScoredFloorPlanView,
+} from './fusion.views.js';
 
 /** An interior area: one number (square feet) or a [min, max] range. */
 export const AreaOrRange = new GraphQLScalarType<number | [number, number], number | [number, number]>({
@@ -32,7 +44,7 @@ export const AreaOrRange = new GraphQLScalarType<number | [number, number], numb
 
 /** A listing to match. Field names are the wire's (snake_case), so the REST body passes through unchanged. */
 @InputType('FloorPlanListing')
-export class FloorPlanListing {
+export class FloorPlanListing implements FloorPlanListingInput {
   @Field({ description: 'Your reference, echoed in the result' }) ref!: string;
   @Field(() => Int, { name: 'building_id', nullable: true }) building_id?: number | null;
   @Field(() => Int, { name: 'project_id', nullable: true }) project_id?: number | null;
@@ -55,7 +67,7 @@ export class FloorPlanListing {
 }
 
 @ObjectType('MatchSignal', { simpleResolvers: true })
-export class MatchSignalType {
+export class MatchSignalType implements MatchSignalView {
   @Field() signal!: string;
   @Field({ description: 'match, partial, mismatch or missing' }) result!: string;
   @Field(() => Float) weight!: number;
@@ -64,14 +76,14 @@ export class MatchSignalType {
 }
 
 @ObjectType('ScoredFloorPlan', { simpleResolvers: true })
-export class ScoredFloorPlan {
+export class ScoredFloorPlan implements ScoredFloorPlanView {
   @Field(() => Int) floorPlanId!: number;
   @Field() name!: string;
   @Field(() => Float, { description: '0 to 1' }) score!: number;
 }
 
 @ObjectType('MatchedFloorPlan', { simpleResolvers: true })
-export class MatchedFloorPlan {
+export class MatchedFloorPlan implements MatchedFloorPlanView {
   @Field(() => Int) floorPlanId!: number;
   @Field() name!: string;
   @Field(() => Float) score!: number;
@@ -87,7 +99,7 @@ export class MatchedFloorPlan {
 }
 
 @ObjectType('ListingMatch', { simpleResolvers: true })
-export class ListingMatch {
+export class ListingMatch implements ListingMatchView {
   @Field() ref!: string;
   @Field({ description: 'matched, ambiguous or no_match' }) status!: string;
   @Field(() => MatchedFloorPlan, { nullable: true }) bestMatch!: MatchedFloorPlan | null;
@@ -99,7 +111,7 @@ export class ListingMatch {
 }
 
 @ObjectType('BuildingIdentity', { simpleResolvers: true })
-export class BuildingIdentity {
+export class BuildingIdentity implements BuildingIdentityView {
   @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field(() => [String]) addresses!: string[];
@@ -109,7 +121,7 @@ export class BuildingIdentity {
 }
 
 @ObjectType('ProjectSummary', { simpleResolvers: true })
-export class ProjectSummary {
+export class ProjectSummary implements ProjectSummaryView {
   @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field() slug!: string;
@@ -122,13 +134,13 @@ export class ProjectSummary {
 }
 
 @ObjectType('GeoPoint', { simpleResolvers: true })
-export class GeoPoint {
+export class GeoPoint implements GeoPointView {
   @Field(() => Float) lat!: number;
   @Field(() => Float) lng!: number;
 }
 
 @ObjectType('LinkMatch', { simpleResolvers: true })
-export class LinkMatch {
+export class LinkMatch implements LinkMatchView {
   @Field({ description: 'How the building was identified, e.g. building_id' }) method!: string;
   @Field(() => Float, { description: '0 to 1' }) confidence!: number;
   @Field(() => [String]) basis!: string[];
@@ -138,7 +150,7 @@ export class LinkMatch {
   description: "A building's real-world identities, linked to its project",
   simpleResolvers: true,
 })
-export class BuildingLink {
+export class BuildingLink implements BuildingLinkView {
   @Field(() => BuildingIdentity) building!: BuildingIdentity;
   @Field(() => ProjectSummary) project!: ProjectSummary;
   @Field(() => GeoPoint, { nullable: true }) geo!: GeoPoint | null;

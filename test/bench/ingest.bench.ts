@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createApp } from '../../src/app.js';
@@ -12,6 +12,7 @@ import { generateCorpus } from '../../src/demo/corpus/index.js';
 import { extractPdfDirect } from '../../src/ingestion/extract.js';
 import { uploadAndQueue } from '../../src/ingestion/ingest.service.js';
 import { longDocuments } from './long-documents.js';
+import { runWorkersBench, type WorkersFigure } from './workers.bench.js';
 
 export interface IngestFigure {
   documents: number;
@@ -27,6 +28,8 @@ export interface IngestBenchResult {
   /** The demo corpus plus a 5-40 page brochure and a 5-20 page price list per project. */
   realistic: IngestFigure;
   goal: string;
+  /** `npm run worker` processes on one queue (PostgreSQL only). */
+  workers?: WorkersFigure;
 }
 
 interface BenchDocument {
@@ -43,7 +46,7 @@ interface BenchDocument {
  * set, else embedded PGlite.
  */
 export async function runIngestBench(
-  opts: { projects?: number; databaseUrl?: string | null } = {},
+  opts: { projects?: number; databaseUrl?: string | null; log?: (line: string) => void } = {},
 ): Promise<IngestBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'pds-bench-ingest-'));
   try {
@@ -61,13 +64,36 @@ export async function runIngestBench(
       dataset.projects.map((p) => p.key),
       7,
     );
+    const realistic = [...onePagers, ...long];
     return {
       onePagers: await measure(onePagers, dataset.projects, opts.databaseUrl),
-      realistic: await measure([...onePagers, ...long], dataset.projects, opts.databaseUrl),
+      realistic: await measure(realistic, dataset.projects, opts.databaseUrl),
       goal: 'end-to-end ≥ 0.7× raw unpdf on the realistic corpus',
+      workers: opts.databaseUrl ? await workers(opts.databaseUrl, realistic, opts.log ?? (() => {})) : undefined,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The same corpus through one, then two `npm run worker` processes; this process only uploads. */
+async function workers(
+  databaseUrl: string,
+  docs: BenchDocument[],
+  log: (line: string) => void,
+): Promise<WorkersFigure> {
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: 'memory://',
+    DEMO_SEED: 'off',
+    RATE_LIMIT_STORE: 'memory',
+    DATABASE_URL: databaseUrl,
+  });
+  const app = await createApp(config, { logger: false, worker: false });
+  try {
+    return await runWorkersBench({ app, databaseUrl, docs, cpus: availableParallelism(), log });
+  } finally {
+    await app.close();
   }
 }
 

@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     log('ingest: 10 projects of generated PDFs, end to end against raw unpdf');
     const db = await freshDatabase();
     try {
-      report.ingest = await runIngestBench({ databaseUrl: db.url });
+      report.ingest = await runIngestBench({ databaseUrl: db.url, log });
     } finally {
       await db.drop();
     }
@@ -504,6 +504,18 @@ function formatReport(r: Report): string {
       }),
       `Goal: ${r.ingest.goal}`,
       '',
+      ...(r.ingest.workers
+        ? [
+            `### npm run worker processes on one queue (${r.ingest.workers.documents} PDFs, ${r.ingest.workers.pages} pages, ${r.ingest.workers.cpus} CPUs)`,
+            '| extractions at a time per worker | one worker pages/s | two workers pages/s | ratio |',
+            '|---|---|---|---|',
+            ...r.ingest.workers.runs.map(
+              (w) => `| ${w.concurrency} | ${w.oneWorkerPagesPerSecond} | ${w.twoWorkersPagesPerSecond} | ${w.ratio} |`,
+            ),
+            `Goal: ${r.ingest.workers.goal}`,
+            '',
+          ]
+        : []),
     );
   }
   if (r.search) {

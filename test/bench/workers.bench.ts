@@ -1,0 +1,143 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { App } from '../../src/app.js';
+import { ProjectSchema } from '../../src/entities/index.js';
+import { uploadDocument } from '../../src/ingestion/ingest.service.js';
+
+/**
+ * Issue 17: `npm run worker` processes sharing one queue. The documents are stored first (no job
+ * yet), the workers started and waited for, then every extraction is queued at once; the time runs
+ * from the first job queued to the last extraction finished. Measured with one and with two worker
+ * processes, at one extraction at a time per worker (where a second process has a core of its own
+ * to use) and at the default two (where one worker already keeps both cores of this machine busy).
+ */
+
+export interface WorkerScaling {
+  concurrency: number;
+  oneWorkerPagesPerSecond: number;
+  twoWorkersPagesPerSecond: number;
+  ratio: number;
+}
+
+export interface WorkersFigure {
+  documents: number;
+  pages: number;
+  cpus: number;
+  runs: WorkerScaling[];
+  goal: string;
+}
+
+export interface WorkerBenchDocument {
+  projectKey: string;
+  category: string;
+  name: string;
+  type?: string | null;
+  bytes: Uint8Array;
+}
+
+function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void> } {
+  const script = fileURLToPath(new URL('../../src/cli/worker.js', import.meta.url));
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (text: string) => {
+      out += text;
+      if (out.includes('extraction worker started')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before it started`)));
+  });
+  return { child, ready };
+}
+
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function oneRun(
+  app: App,
+  databaseUrl: string,
+  docs: WorkerBenchDocument[],
+  workers: number,
+  concurrency: number,
+): Promise<{ pages: number; seconds: number }> {
+  const em = app.db.orm.em.fork();
+  const projects = new Map<string, number>();
+  for (const key of new Set(docs.map((d) => d.projectKey))) {
+    const project = em.create(ProjectSchema, { name: key, slug: `${key}-${randomUUID()}`, city: 'Toronto' });
+    await em.flush();
+    projects.set(key, project.id);
+  }
+  const ids: number[] = [];
+  for (const d of docs) {
+    const outcome = await uploadDocument(
+      em,
+      { projectId: projects.get(d.projectKey)!, category: d.category, name: d.name, type: d.type, content: d.bytes },
+      app.deps.config.maxUploadBytes,
+    );
+    ids.push(outcome.extractionId!);
+  }
+  const started = Array.from({ length: workers }, () =>
+    startWorker({ DATABASE_URL: databaseUrl, EXTRACTION_CONCURRENCY: String(concurrency), NODE_ENV: 'production' }),
+  );
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await Promise.all(started.map((w) => w.ready));
+    const t0 = performance.now();
+    for (const id of ids) await app.deps.ingestion.queue.enqueue(id);
+    for (;;) {
+      const { rows } = await client.query<{ left: number; pages: number }>(
+        `select count(*) filter (where status in ('pending', 'processing'))::int as left,
+                coalesce(sum(page_count) filter (where status = 'completed'), 0)::int as pages
+           from extraction where id = any($1)`,
+        [ids],
+      );
+      if (rows[0].left === 0) return { pages: rows[0].pages, seconds: (performance.now() - t0) / 1000 };
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } finally {
+    await client.end();
+    await Promise.all(started.map((w) => stopWorker(w.child)));
+  }
+}
+
+export async function runWorkersBench(opts: {
+  app: App;
+  databaseUrl: string;
+  docs: WorkerBenchDocument[];
+  cpus: number;
+  log: (line: string) => void;
+}): Promise<WorkersFigure> {
+  const runs: WorkerScaling[] = [];
+  let pages = 0;
+  for (const concurrency of [1, 2]) {
+    opts.log(`  workers: one worker, ${concurrency} extraction(s) at a time`);
+    const one = await oneRun(opts.app, opts.databaseUrl, opts.docs, 1, concurrency);
+    opts.log(`  workers: two workers, ${concurrency} extraction(s) at a time each`);
+    const two = await oneRun(opts.app, opts.databaseUrl, opts.docs, 2, concurrency);
+    pages = one.pages;
+    const rate = (r: { pages: number; seconds: number }) => Math.round((r.pages / r.seconds) * 10) / 10;
+    runs.push({
+      concurrency,
+      oneWorkerPagesPerSecond: rate(one),
+      twoWorkersPagesPerSecond: rate(two),
+      ratio: Math.round((rate(two) / rate(one)) * 100) / 100,
+    });
+  }
+  return {
+    documents: opts.docs.length,
+    pages,
+    cpus: opts.cpus,
+    runs,
+    goal: "two workers ≥ 1.7× one worker's throughput, or the reason it cannot on this machine",
+  };
+}
