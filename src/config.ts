@@ -67,6 +67,8 @@ const EnvSchema = z.object({
     .min(MIN_EXTRACT_MEMORY_MB)
     .max(65_536)
     .default(EXTRACTION_DEFAULTS.maxMemoryMb),
+  /** Extractions one process runs at once (pg-boss jobs and extractor processes): one per core by default. */
+  EXTRACTION_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(EXTRACTION_DEFAULTS.timeoutMs),
   EXTRACT_MAX_PAGES: z.coerce.number().int().min(1).default(EXTRACTION_DEFAULTS.maxPages),
   EXTRACT_MAX_OBJECTS: z.coerce.number().int().min(100).default(EXTRACTION_DEFAULTS.maxObjects),
@@ -130,6 +132,8 @@ export interface AppConfig {
   readonly trustProxy: TrustProxy;
   readonly overload: OverloadConfig;
   readonly extraction: ExtractionConfig;
+  /** Extractions one process runs at once (EXTRACTION_CONCURRENCY): its job slots and extractor processes. */
+  readonly extractionConcurrency: number;
   readonly pool: DatabasePoolConfig;
   /** Searches one credential may run at once in one process (0: no cap); see src/context/in-flight.ts. */
   readonly searchesInFlightPerCredential: number;
@@ -233,6 +237,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxObjects: e.EXTRACT_MAX_OBJECTS,
       maxTextChars: e.EXTRACT_MAX_TEXT_CHARS,
     }),
+    extractionConcurrency: e.EXTRACTION_CONCURRENCY,
     pool: Object.freeze({
       poolMax: e.DB_POOL_MAX,
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,

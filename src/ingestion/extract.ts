@@ -27,6 +27,8 @@ export interface ExtractOptions extends Partial<TextLimits> {
   maxMemoryMb?: number;
   /** Normalize and chunk in the extractor too; the result then carries `chunks` and no page texts. */
   chunk?: boolean;
+  /** Extractor processes that may run at once (default 2: one per core here). */
+  poolSize?: number;
 }
 
 function limitsOf(opts: ExtractOptions): TextLimits {
@@ -255,9 +257,10 @@ class ExtractorPool {
   }
 }
 
-/** Two extractors: the machines have two cores, and the queue feeds at most this many at once. */
+/** Two extractors by default: the machines have two cores, and the queue feeds at most EXTRACTION_CONCURRENCY at once. */
 const POOL_SIZE = 2;
-const pools = new Map<number, ExtractorPool>();
+/** One pool per memory limit and size, since the limit is fixed when a process starts. */
+const pools = new Map<string, ExtractorPool>();
 let nextId = 1;
 
 /**
@@ -268,10 +271,11 @@ let nextId = 1;
  */
 export function extractPdf(bytes: Uint8Array, opts: ExtractOptions = {}): Promise<ExtractionResult> {
   const maxMemoryMb = Math.max(MIN_EXTRACT_MEMORY_MB, opts.maxMemoryMb ?? EXTRACTION_DEFAULTS.maxMemoryMb);
-  let pool = pools.get(maxMemoryMb);
+  const size = opts.poolSize ?? POOL_SIZE;
+  let pool = pools.get(`${maxMemoryMb}:${size}`);
   if (!pool) {
-    pool = new ExtractorPool(POOL_SIZE, maxMemoryMb);
-    pools.set(maxMemoryMb, pool);
+    pool = new ExtractorPool(size, maxMemoryMb);
+    pools.set(`${maxMemoryMb}:${size}`, pool);
   }
   const request: ChildRequest = {
     id: nextId++,

@@ -24,13 +24,12 @@ export interface Ingestion {
   stop(): Promise<void>;
 }
 
-export const EXTRACTION_CONCURRENCY = 2;
 /** How often a consuming process looks for extractions without a live job. */
 export const RECONCILE_INTERVAL_MS = 30_000;
 
 /** Extraction in a memory-limited child process that also normalizes and chunks (see extract.ts). */
-export function extractorFor(limits: ExtractionConfig): Extractor {
-  return (bytes) => extractPdf(bytes, { ...limits, chunk: true });
+export function extractorFor(limits: ExtractionConfig, poolSize?: number): Extractor {
+  return (bytes) => extractPdf(bytes, { ...limits, chunk: true, poolSize });
 }
 
 export const defaultExtractor: Extractor = extractorFor(EXTRACTION_DEFAULTS);
@@ -41,7 +40,7 @@ export const defaultExtractor: Extractor = extractorFor(EXTRACTION_DEFAULTS);
  */
 export function createIngestion(
   orm: MikroORM,
-  config: Pick<AppConfig, 'databaseUrl' | 'extraction'>,
+  config: Pick<AppConfig, 'databaseUrl' | 'extraction' | 'extractionConcurrency'>,
   log: FastifyBaseLogger,
   opts: {
     consume?: boolean;
@@ -51,16 +50,16 @@ export function createIngestion(
   } = {},
 ): Ingestion {
   const consume = opts.consume ?? true;
-  // Two jobs at a time per process: the extractor pool runs two extractor processes (one per core here).
+  // EXTRACTION_CONCURRENCY jobs at a time per process, each with an extractor process of its own.
   const queue: ExtractionQueue = config.databaseUrl
     ? new PgBossQueue(config.databaseUrl, {
         consume,
-        concurrency: EXTRACTION_CONCURRENCY,
+        concurrency: config.extractionConcurrency,
         log,
         timing: opts.jobTiming,
       })
-    : new InProcessQueue({ concurrency: EXTRACTION_CONCURRENCY });
-  const extractor = opts.extractor ?? extractorFor(config.extraction);
+    : new InProcessQueue({ concurrency: config.extractionConcurrency });
+  const extractor = opts.extractor ?? extractorFor(config.extraction, config.extractionConcurrency);
   let reconciler: NodeJS.Timeout | null = null;
   const reconcile = async () => {
     const orphans = await queue.withoutLiveJob(await unfinishedExtractions(orm.em.fork()));

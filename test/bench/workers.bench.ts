@@ -45,8 +45,8 @@ function startWorker(env: Record<string, string>): { child: ChildProcess; ready:
   });
   const ready = new Promise<void>((resolve, reject) => {
     let out = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (text: string) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => {
       out += text;
       if (out.includes('extraction worker started')) resolve();
     });
