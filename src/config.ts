@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -61,6 +62,12 @@ const EnvSchema = z.object({
   OVERLOAD_MAX_RSS_BYTES: z.coerce.number().int().min(0).default(0),
   OVERLOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
   SEARCHES_IN_FLIGHT_PER_CREDENTIAL: z.coerce.number().int().min(0).max(1000).default(2),
+  SEARCH_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(Math.max(1, availableParallelism() - 1)),
   EXTRACT_MEMORY_MB: z.coerce
     .number()
     .int()
@@ -137,6 +144,8 @@ export interface AppConfig {
   readonly pool: DatabasePoolConfig;
   /** Searches one credential may run at once in one process (0: no cap); see src/context/in-flight.ts. */
   readonly searchesInFlightPerCredential: number;
+  /** Searches running at once in this process, whoever asks (0: no cap); see src/context/in-flight.ts. */
+  readonly searchConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -230,6 +239,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryAfterSeconds: e.OVERLOAD_RETRY_AFTER_SECONDS,
     }),
     searchesInFlightPerCredential: e.SEARCHES_IN_FLIGHT_PER_CREDENTIAL,
+    searchConcurrency: e.SEARCH_CONCURRENCY,
     extraction: Object.freeze({
       maxMemoryMb: e.EXTRACT_MEMORY_MB,
       timeoutMs: e.EXTRACT_TIMEOUT_MS,

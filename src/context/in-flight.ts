@@ -1,3 +1,4 @@
+import { throwIfAborted } from '../errors/aborted.js';
 import { AppError } from '../errors/catalogue.js';
 import type { RequestContext } from './context.js';
 
@@ -34,4 +35,75 @@ export async function boundedPerCredential<T>(
     if (left > 0) inFlight.set(key, left);
     else inFlight.delete(key);
   }
+}
+
+/**
+ * Searches running at once in one process, whoever asks (`SEARCH_CONCURRENCY`, default one fewer
+ * than the cores, at least one; 0 for no cap). A search over a common term keeps a core of the
+ * database busy for as long as it runs; past this many, further searches wait their turn (first
+ * come, first served) instead of taking the last core from every other request. A waiting search
+ * leaves the line when its request's deadline passes or its client goes away.
+ */
+class SearchGate {
+  private running = 0;
+  private readonly waiting: { admit: () => void; signal?: AbortSignal }[] = [];
+
+  async run<T>(max: number, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+    if (max === 0) return work();
+    if (this.running >= max) await this.turn(signal);
+    else this.running++;
+    try {
+      throwIfAborted(signal);
+      return await work();
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Resolves when a slot is handed over (the slot is then already counted as running). */
+  private turn(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const entry = {
+        signal,
+        admit: () => {
+          signal?.removeEventListener('abort', leave);
+          resolve();
+        },
+      };
+      const leave = () => {
+        const i = this.waiting.indexOf(entry);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'));
+      };
+      if (signal?.aborted) return leave();
+      signal?.addEventListener('abort', leave, { once: true });
+      this.waiting.push(entry);
+    });
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next.admit();
+    else this.running--;
+  }
+
+  /** For tests and the bench: searches running and waiting now. */
+  get load(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+}
+
+const gate = new SearchGate();
+
+/** A search: within its credential's cap (refused past it), then its turn among all of this process's searches. */
+export function boundedSearch<T>(
+  ctx: Pick<RequestContext, 'viewer' | 'deps'> & { signal?: AbortSignal },
+  work: () => Promise<T>,
+): Promise<T> {
+  return boundedPerCredential(ctx, () => gate.run(ctx.deps.config.searchConcurrency, ctx.signal, work));
+}
+
+/** Searches running and waiting in this process (tests). */
+export function searchLoad(): { running: number; waiting: number } {
+  return gate.load;
 }

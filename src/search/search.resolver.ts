@@ -1,7 +1,7 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
 import { requireDocumentIntelligence } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
-import { boundedPerCredential } from '../context/in-flight.js';
+import { boundedSearch } from '../context/in-flight.js';
 import * as search from './search.service.js';
 import { FindProjectsMentioningResult, SearchDocumentTextResult } from './search.types.js';
 import { describeRange, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
@@ -25,7 +25,7 @@ export class SearchResolver {
     limit: number | null,
   ): Promise<SearchDocumentTextResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
-    return boundedPerCredential(ctx, () =>
+    return boundedSearch(ctx, () =>
       search.searchDocumentText(ctx.em, access, {
         query,
         projectId,
@@ -48,7 +48,7 @@ export class SearchResolver {
     limit: number | null,
   ): Promise<FindProjectsMentioningResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
-    return boundedPerCredential(ctx, () =>
+    return boundedSearch(ctx, () =>
       search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit }),
     );
   }

@@ -1,4 +1,4 @@
-import { boundedPerCredential } from '../../src/context/in-flight.js';
+import { boundedPerCredential, boundedSearch, searchLoad } from '../../src/context/in-flight.js';
 import { AppError } from '../../src/errors/catalogue.js';
 
 /** Issue 12: a credential's searches in flight are capped per process; others are not affected. */
@@ -44,5 +44,71 @@ describe('searches in flight per credential', () => {
     const many = Array.from({ length: 5 }, () => boundedPerCredential(ctx('key:4', 0), () => hold.promise));
     hold.release();
     await expect(Promise.all(many)).resolves.toEqual(Array(5).fill('done'));
+  });
+});
+
+/** Issue 12: at most SEARCH_CONCURRENCY searches run at once per process, whoever asks; the rest wait in turn. */
+const searchCtx = (rateKey: string, concurrency: number, signal?: AbortSignal) =>
+  ({
+    viewer: { credential: { rateKey } },
+    deps: { config: { searchesInFlightPerCredential: 2, searchConcurrency: concurrency } },
+    signal,
+  }) as unknown as Parameters<typeof boundedSearch>[0];
+
+describe('searches running at once per process', () => {
+  it('runs one at a time at 1: the others wait first come, first served, and start as slots free', async () => {
+    const started: string[] = [];
+    const a = held();
+    const b = held();
+    const first = boundedSearch(searchCtx('key:10', 1), () => (started.push('a'), a.promise));
+    const second = boundedSearch(searchCtx('key:11', 1), () => (started.push('b'), b.promise));
+    const third = boundedSearch(searchCtx('key:12', 1), () => (started.push('c'), Promise.resolve('c')));
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a']);
+    expect(searchLoad()).toEqual({ running: 1, waiting: 2 });
+    a.release();
+    await expect(first).resolves.toBe('done');
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a', 'b']);
+    b.release();
+    await expect(second).resolves.toBe('done');
+    await expect(third).resolves.toBe('c');
+    expect(started).toEqual(['a', 'b', 'c']);
+    expect(searchLoad()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('a waiting search leaves the line when its request is aborted, without taking a slot', async () => {
+    const hold = held();
+    const running = boundedSearch(searchCtx('key:20', 1), () => hold.promise);
+    const controller = new AbortController();
+    let ran = false;
+    const waiting = boundedSearch(
+      searchCtx('key:21', 1, controller.signal),
+      () => ((ran = true), Promise.resolve('x')),
+    );
+    await new Promise((r) => setImmediate(r));
+    expect(searchLoad().waiting).toBe(1);
+    controller.abort(new Error('deadline'));
+    await expect(waiting).rejects.toThrow('deadline');
+    expect(searchLoad()).toEqual({ running: 1, waiting: 0 });
+    hold.release();
+    await expect(running).resolves.toBe('done');
+    expect(ran).toBe(false);
+    expect(searchLoad()).toEqual({ running: 0, waiting: 0 });
+  });
+
+  it('frees the slot when a search fails, and caps nothing at 0', async () => {
+    await expect(
+      boundedSearch(searchCtx('key:30', 1), () => Promise.reject(new Error('boom'))),
+    ).rejects.toThrow('boom');
+    expect(searchLoad()).toEqual({ running: 0, waiting: 0 });
+    const hold = held();
+    const many = Array.from({ length: 4 }, (_, i) =>
+      boundedSearch(searchCtx(`key:4${i}`, 0), () => hold.promise),
+    );
+    await new Promise((r) => setImmediate(r));
+    expect(searchLoad()).toEqual({ running: 0, waiting: 0 });
+    hold.release();
+    await expect(Promise.all(many)).resolves.toEqual(Array(4).fill('done'));
   });
 });
