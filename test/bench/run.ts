@@ -510,8 +510,10 @@ function formatReport(r: Report): string {
             '| extractions at a time per worker | one worker pages/s | two workers pages/s | ratio |',
             '|---|---|---|---|',
             ...r.ingest.workers.runs.map(
-              (w) => `| ${w.concurrency} | ${w.oneWorkerPagesPerSecond} | ${w.twoWorkersPagesPerSecond} | ${w.ratio} |`,
+              (w) =>
+                `| ${w.concurrency} | ${w.oneWorkerPagesPerSecond} | ${w.twoWorkersPagesPerSecond} | ${w.ratio} |`,
             ),
+            `Ceiling on this machine: raw unpdf in two processes at once gets ×${r.ingest.workers.rawTwoProcessesRatio} the pages/s of one.`,
             `Goal: ${r.ingest.workers.goal}`,
             '',
           ]

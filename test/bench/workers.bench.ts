@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -25,6 +25,11 @@ export interface WorkersFigure {
   documents: number;
   pages: number;
   cpus: number;
+  /**
+   * The machine's ceiling: raw unpdf in two processes at once against one, pages/s. Two workers
+   * cannot scale past what two extractions at once get from the cores.
+   */
+  rawTwoProcessesRatio: number;
   runs: WorkerScaling[];
   goal: string;
 }
@@ -80,13 +85,23 @@ async function oneRun(
   for (const d of docs) {
     const outcome = await uploadDocument(
       em,
-      { projectId: projects.get(d.projectKey)!, category: d.category, name: d.name, type: d.type, content: d.bytes },
+      {
+        projectId: projects.get(d.projectKey)!,
+        category: d.category,
+        name: d.name,
+        type: d.type,
+        content: d.bytes,
+      },
       app.deps.config.maxUploadBytes,
     );
     ids.push(outcome.extractionId!);
   }
   const started = Array.from({ length: workers }, () =>
-    startWorker({ DATABASE_URL: databaseUrl, EXTRACTION_CONCURRENCY: String(concurrency), NODE_ENV: 'production' }),
+    startWorker({
+      DATABASE_URL: databaseUrl,
+      EXTRACTION_CONCURRENCY: String(concurrency),
+      NODE_ENV: 'production',
+    }),
   );
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -110,6 +125,23 @@ async function oneRun(
   }
 }
 
+/** Raw unpdf over every document in `n` processes at once; pages per second, all together. */
+async function rawInProcesses(docs: WorkerBenchDocument[], n: number): Promise<number> {
+  const results = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<{ pages: number; seconds: number }>((resolve, reject) => {
+          const child = fork(new URL('./raw-extract.js', import.meta.url), [], { serialization: 'advanced' });
+          child.once('message', (m) => resolve(m as { pages: number; seconds: number }));
+          child.once('error', reject);
+          child.send(docs.map((d) => new Uint8Array(d.bytes)));
+        }),
+    ),
+  );
+  return results.reduce((n, r) => n + r.pages, 0) / Math.max(...results.map((r) => r.seconds));
+}
+
 export async function runWorkersBench(opts: {
   app: App;
   databaseUrl: string;
@@ -117,6 +149,9 @@ export async function runWorkersBench(opts: {
   cpus: number;
   log: (line: string) => void;
 }): Promise<WorkersFigure> {
+  opts.log('  workers: raw unpdf in one process, then in two at once');
+  const rawOne = await rawInProcesses(opts.docs, 1);
+  const rawTwo = await rawInProcesses(opts.docs, 2);
   const runs: WorkerScaling[] = [];
   let pages = 0;
   for (const concurrency of [1, 2]) {
@@ -137,6 +172,7 @@ export async function runWorkersBench(opts: {
     documents: opts.docs.length,
     pages,
     cpus: opts.cpus,
+    rawTwoProcessesRatio: Math.round((rawTwo / rawOne) * 100) / 100,
     runs,
     goal: "two workers ≥ 1.7× one worker's throughput, or the reason it cannot on this machine",
   };
