@@ -76,6 +76,8 @@ const EnvSchema = z.object({
     .default(EXTRACTION_DEFAULTS.maxMemoryMb),
   /** Extractions one process runs at once (pg-boss jobs and extractor processes): one per core by default. */
   EXTRACTION_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+  /** A job whose heartbeat is this old is a dead worker's: failed by the supervisor and retried (pg-boss needs ≥ 10). */
+  JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(20),
   EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(EXTRACTION_DEFAULTS.timeoutMs),
   EXTRACT_MAX_PAGES: z.coerce.number().int().min(1).default(EXTRACTION_DEFAULTS.maxPages),
   EXTRACT_MAX_OBJECTS: z.coerce.number().int().min(100).default(EXTRACTION_DEFAULTS.maxObjects),
@@ -141,6 +143,8 @@ export interface AppConfig {
   readonly extraction: ExtractionConfig;
   /** Extractions one process runs at once (EXTRACTION_CONCURRENCY): its job slots and extractor processes. */
   readonly extractionConcurrency: number;
+  /** JOB_HEARTBEAT_SECONDS: how old a job's heartbeat gets before its worker counts as dead. */
+  readonly jobHeartbeatSeconds: number;
   readonly pool: DatabasePoolConfig;
   /** Searches one credential may run at once in one process (0: no cap); see src/context/in-flight.ts. */
   readonly searchesInFlightPerCredential: number;
@@ -248,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxTextChars: e.EXTRACT_MAX_TEXT_CHARS,
     }),
     extractionConcurrency: e.EXTRACTION_CONCURRENCY,
+    jobHeartbeatSeconds: e.JOB_HEARTBEAT_SECONDS,
     pool: Object.freeze({
       poolMax: e.DB_POOL_MAX,
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,

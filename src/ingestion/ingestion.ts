@@ -40,7 +40,7 @@ export const defaultExtractor: Extractor = extractorFor(EXTRACTION_DEFAULTS);
  */
 export function createIngestion(
   orm: MikroORM,
-  config: Pick<AppConfig, 'databaseUrl' | 'extraction' | 'extractionConcurrency'>,
+  config: Pick<AppConfig, 'databaseUrl' | 'extraction' | 'extractionConcurrency' | 'jobHeartbeatSeconds'>,
   log: FastifyBaseLogger,
   opts: {
     consume?: boolean;
@@ -56,7 +56,12 @@ export function createIngestion(
         consume,
         concurrency: config.extractionConcurrency,
         log,
-        timing: opts.jobTiming,
+        // The supervisor looks twice per heartbeat period (JOB_HEARTBEAT_SECONDS, src/ingestion/queue.ts).
+        timing: {
+          heartbeatSeconds: config.jobHeartbeatSeconds,
+          superviseSeconds: Math.max(1, Math.round(config.jobHeartbeatSeconds / 2)),
+          ...opts.jobTiming,
+        },
       })
     : new InProcessQueue({ concurrency: config.extractionConcurrency });
   const extractor = opts.extractor ?? extractorFor(config.extraction, config.extractionConcurrency);

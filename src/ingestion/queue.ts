@@ -38,7 +38,8 @@ export const QUEUE_SCHEMA = 'pds_jobs';
  * `heartbeatSeconds / 2`; the supervisor (every `superviseSeconds`, in every consuming process)
  * fails a job whose heartbeat is older than `heartbeatSeconds`, and the retry is fetched at once.
  * So a worker killed mid-job has its job running again within about heartbeat + supervise + retry
- * delay (~35 s with these values). `expireSeconds` bounds a live handler that hangs.
+ * delay (~35 s with these values; JOB_HEARTBEAT_SECONDS sets the heartbeat, the supervisor runs
+ * twice per heartbeat period). `expireSeconds` bounds a live handler that hangs.
  */
 export interface JobTiming {
   heartbeatSeconds: number;
@@ -148,16 +149,19 @@ export class PgBossQueue implements ExtractionQueue {
     boss.on('error', (err) => this.onBackgroundError(err));
     try {
       await boss.start();
-      await boss.createQueue(EXTRACTION_QUEUE, {
-        // At most one job waiting per extraction: queueing an id again while one waits is a no-op.
-        policy: 'short',
+      const settings = {
         retryLimit: this.timing.retryLimit,
         retryDelay: this.timing.retryDelaySeconds,
         retryBackoff: true,
         retryDelayMax: 60,
         expireInSeconds: this.timing.expireSeconds,
         heartbeatSeconds: this.timing.heartbeatSeconds,
-      });
+      };
+      // At most one job waiting per extraction: queueing an id again while one waits is a no-op.
+      await boss.createQueue(EXTRACTION_QUEUE, { policy: 'short', ...settings });
+      // A queue made by an earlier start keeps its settings unless they are written again (a changed
+      // JOB_HEARTBEAT_SECONDS applies to the jobs queued from then on).
+      await boss.updateQueue(EXTRACTION_QUEUE, settings);
     } catch (err) {
       await boss.stop({ graceful: false, close: true }).catch(() => undefined);
       throw err;
