@@ -19,5 +19,7 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60000,
-  maxWorkers: 2,
+  // Three, on 2 cores: much of a test's time is spent waiting on PostgreSQL, child processes and timers,
+  // so a third worker shortens the run (PostgreSQL 128 → 95 s, PGlite 122 → 104 s here).
+  maxWorkers: 3,
 };

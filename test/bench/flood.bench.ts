@@ -219,6 +219,8 @@ export async function runFloodBench(opts: {
   const ordinarySamples = (r: Record<string, LoadSample[]>) =>
     ordinaryStreams.flatMap((stream) => r[stream.name]);
 
+  // Each ordinary client's first call warms its credential cache entry: both phases compare warm calls.
+  for (const key of opts.secondApiKeys) await send(ordinary(key));
   log(`  flood: ${ordinaryStreams.length} ordinary clients alone, ${opts.seconds} s`);
   const aloneRun = await runLoad({ baseUrl, ms, streams: ordinaryStreams });
   const alone = ordinarySamples(aloneRun);
