@@ -40,31 +40,45 @@ export async function boundedPerCredential<T>(
 /**
  * Searches running at once in one process, whoever asks (`SEARCH_CONCURRENCY`, default one fewer
  * than the cores, at least one; 0 for no cap). A search over a common term keeps a core of the
- * database busy for as long as it runs; past this many, further searches wait their turn (first
- * come, first served) instead of taking the last core from every other request. A waiting search
- * leaves the line when its request's deadline passes or its client goes away.
+ * database busy for as long as it runs; past this many, further searches wait their turn instead
+ * of taking the last core from every other request. Turns are fair between credentials: a freed
+ * slot goes to the waiting search whose credential has the fewest searches running (first come,
+ * first served among equals), so one client's backlog never makes another client wait behind all
+ * of it. A waiting search leaves the line when its request's deadline passes or its client goes
+ * away.
  */
 class SearchGate {
   private running = 0;
-  private readonly waiting: { admit: () => void; signal?: AbortSignal }[] = [];
+  private readonly runningBy = new Map<string, number>();
+  private readonly waiting: { key: string; admit: () => void }[] = [];
 
-  async run<T>(max: number, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+  async run<T>(
+    max: number,
+    key: string,
+    signal: AbortSignal | undefined,
+    work: () => Promise<T>,
+  ): Promise<T> {
     if (max === 0) return work();
-    if (this.running >= max) await this.turn(signal);
-    else this.running++;
+    if (this.running >= max) await this.turn(key, signal);
+    else this.take(key);
     try {
       throwIfAborted(signal);
       return await work();
     } finally {
-      this.release();
+      this.release(key);
     }
   }
 
+  private take(key: string): void {
+    this.running++;
+    this.runningBy.set(key, (this.runningBy.get(key) ?? 0) + 1);
+  }
+
   /** Resolves when a slot is handed over (the slot is then already counted as running). */
-  private turn(signal: AbortSignal | undefined): Promise<void> {
+  private turn(key: string, signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const entry = {
-        signal,
+        key,
         admit: () => {
           signal?.removeEventListener('abort', leave);
           resolve();
@@ -81,10 +95,21 @@ class SearchGate {
     });
   }
 
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next) next.admit();
-    else this.running--;
+  private release(key: string): void {
+    this.running--;
+    const left = (this.runningBy.get(key) ?? 1) - 1;
+    if (left > 0) this.runningBy.set(key, left);
+    else this.runningBy.delete(key);
+    if (this.waiting.length === 0) return;
+    // The waiting search of the credential with the fewest running; the earliest among equals.
+    let best = 0;
+    for (let i = 1; i < this.waiting.length; i++) {
+      if ((this.runningBy.get(this.waiting[i].key) ?? 0) < (this.runningBy.get(this.waiting[best].key) ?? 0))
+        best = i;
+    }
+    const [next] = this.waiting.splice(best, 1);
+    this.take(next.key);
+    next.admit();
   }
 
   /** For tests and the bench: searches running and waiting now. */
@@ -100,7 +125,14 @@ export function boundedSearch<T>(
   ctx: Pick<RequestContext, 'viewer' | 'deps'> & { signal?: AbortSignal },
   work: () => Promise<T>,
 ): Promise<T> {
-  return boundedPerCredential(ctx, () => gate.run(ctx.deps.config.searchConcurrency, ctx.signal, work));
+  return boundedPerCredential(ctx, () =>
+    gate.run(
+      ctx.deps.config.searchConcurrency,
+      ctx.viewer?.credential.rateKey ?? 'anonymous',
+      ctx.signal,
+      work,
+    ),
+  );
 }
 
 /** Searches running and waiting in this process (tests). */

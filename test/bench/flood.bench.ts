@@ -25,6 +25,8 @@ export interface FloodFigure {
   termChunks: number;
   seconds: number;
   loadAverage: { before: number[]; after: number[] };
+  /** Another team's project-scoped searches of a rare term, 1 a second: they share the search slots with the flood. */
+  otherSearches: { alone: Tail; duringFlood: Tail; outcomesDuringFlood: Record<string, number> };
   second: {
     clients: number;
     alone: Tail;
@@ -118,6 +120,8 @@ export async function runFloodBench(opts: {
   flooderToken: string;
   /** API keys of another team: each is one ordinary client at 1.8 calls a second (its limit is 2). */
   secondApiKeys: string[];
+  /** Another team's MCP token: its project-scoped searches of a rare term are reported beside (not in) the goal. */
+  searcherToken: string;
   buildingId: number;
   projectId: number;
   chunks: number;
@@ -156,8 +160,14 @@ export async function runFloodBench(opts: {
   log(`  flood: loading ${opts.chunks.toLocaleString('en')} synthetic chunks`);
   const client = new pg.Client({ connectionString: opts.databaseUrl });
   await client.connect();
+  let searchedProject: number;
   try {
     await loadSyntheticChunks(client, layoutFor(opts.chunks));
+    // The other team's searches look in one synthetic project (500 chunks).
+    const { rows } = await client.query<{ project_id: number }>(
+      'select project_id from chunk order by id desc limit 1',
+    );
+    searchedProject = rows[0].project_id;
   } finally {
     await client.end();
   }
@@ -195,7 +205,22 @@ export async function runFloodBench(opts: {
     method: 'GET',
     headers: { authorization: `Bearer ${key}` },
   });
+  // Another team's ordinary search: a rare term in one project (MCP, 1 a second).
+  const otherSearch = (): Call => ({
+    ...mcpSearch(),
+    headers: { ...mcpSearch().headers, authorization: `Bearer ${opts.searcherToken}` },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'search-document-text',
+        arguments: { query: 'wine fridge', project_id: opts.projectId },
+      },
+    }),
+  });
   const probe = await send(mcpSearch());
+  await send(otherSearch());
   const gqlProbe = await send(gqlSearch());
   const ordinaryProbe = await send(ordinary());
   if (probe.status !== 200 || gqlProbe.status !== 200 || ordinaryProbe.status !== 200) {
@@ -222,7 +247,8 @@ export async function runFloodBench(opts: {
   // Each ordinary client's first call warms its credential cache entry: both phases compare warm calls.
   for (const key of opts.secondApiKeys) await send(ordinary(key));
   log(`  flood: ${ordinaryStreams.length} ordinary clients alone, ${opts.seconds} s`);
-  const aloneRun = await runLoad({ baseUrl, ms, streams: ordinaryStreams });
+  const searchStream = { name: 'other-search', perSecond: 1, call: otherSearch() as LoadCall };
+  const aloneRun = await runLoad({ baseUrl, ms, streams: [...ordinaryStreams, searchStream] });
   const alone = ordinarySamples(aloneRun);
   for (const one of alone) count(one.status);
   global.gc?.();
@@ -240,6 +266,7 @@ export async function runFloodBench(opts: {
       { name: 'mcp-flood', perSecond: 4.5, call: mcpSearch() as LoadCall },
       { name: 'graphql-flood', perSecond: 9, call: gqlSearch() as LoadCall },
       ...ordinaryStreams,
+      searchStream,
     ],
   });
   const floodSeconds = (performance.now() - floodStarted) / 1000;
@@ -327,6 +354,11 @@ export async function runFloodBench(opts: {
         ?.searchDocumentText?.meta?.totalChunksMatched ?? 0,
     seconds: opts.seconds,
     loadAverage: { before: loadBefore, after: loadavg().map((l) => Math.round(l * 100) / 100) },
+    otherSearches: {
+      alone: tail(aloneRun['other-search'].map((r) => r.ms)),
+      duringFlood: tail(floodRun['other-search'].map((r) => r.ms)),
+      outcomesDuringFlood: tally(floodRun['other-search'], (r) => r.outcome),
+    },
     second: {
       clients: ordinaryStreams.length,
       alone: aloneLatency,

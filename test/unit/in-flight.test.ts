@@ -77,6 +77,39 @@ describe('searches running at once per process', () => {
     expect(searchLoad()).toEqual({ running: 0, waiting: 0 });
   });
 
+  it("is fair between credentials: a freed slot goes to the credential with the fewest running, not to one client's backlog", async () => {
+    const started: string[] = [];
+    const holds = { a1: held(), a2: held(), a3: held(), b1: held() };
+    const run = (key: string, name: keyof typeof holds, max = 2) =>
+      boundedSearch(searchCtx(key, max), () => (started.push(name), holds[name].promise));
+    // key:50 fills both slots and queues a third; key:51 comes later but runs before it.
+    const a1 = run('key:50', 'a1');
+    const a2 = run('key:50', 'a2');
+    await new Promise((r) => setImmediate(r));
+    const a3 = boundedSearch(
+      {
+        ...searchCtx('key:50', 2),
+        deps: { config: { searchesInFlightPerCredential: 3, searchConcurrency: 2 } },
+      } as never,
+      () => (started.push('a3'), holds.a3.promise),
+    );
+    const b1 = run('key:51', 'b1');
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a1', 'a2']);
+    holds.a1.release();
+    await a1;
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a1', 'a2', 'b1']);
+    holds.a2.release();
+    await a2;
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a1', 'a2', 'b1', 'a3']);
+    holds.b1.release();
+    holds.a3.release();
+    await Promise.all([b1, a3]);
+    expect(searchLoad()).toEqual({ running: 0, waiting: 0 });
+  });
+
   it('a waiting search leaves the line when its request is aborted, without taking a slot', async () => {
     const hold = held();
     const running = boundedSearch(searchCtx('key:20', 1), () => hold.promise);
