@@ -38,8 +38,9 @@ export async function boundedPerCredential<T>(
 }
 
 /**
- * Searches running at once in one process, whoever asks (`SEARCH_CONCURRENCY`, default one fewer
- * than the cores, at least one; 0 for no cap). A search over a common term keeps a core of the
+ * Searches across every project running at once in one process, whoever asks
+ * (`SEARCH_CONCURRENCY`, default one fewer than the cores, at least one; 0 for no cap). A search
+ * over a common term in every project keeps a core of the
  * database busy for as long as it runs; past this many, further searches wait their turn instead
  * of taking the last core from every other request. Turns are fair between credentials: a freed
  * slot goes to the waiting search whose credential has the fewest searches running (first come,
@@ -120,11 +121,18 @@ class SearchGate {
 
 const gate = new SearchGate();
 
-/** A search: within its credential's cap (refused past it), then its turn among all of this process's searches. */
+/**
+ * A search: within its credential's cap (refused past it), then, for a search across every project,
+ * its turn among this process's searches. A search within one project is bounded by that project's
+ * size and runs at once, so a client's question about one project never waits behind another's
+ * search of the whole corpus.
+ */
 export function boundedSearch<T>(
   ctx: Pick<RequestContext, 'viewer' | 'deps'> & { signal?: AbortSignal },
+  scope: 'project' | 'global',
   work: () => Promise<T>,
 ): Promise<T> {
+  if (scope === 'project') return boundedPerCredential(ctx, work);
   return boundedPerCredential(ctx, () =>
     gate.run(
       ctx.deps.config.searchConcurrency,

@@ -25,7 +25,7 @@ export class SearchResolver {
     limit: number | null,
   ): Promise<SearchDocumentTextResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
-    return boundedSearch(ctx, () =>
+    return boundedSearch(ctx, projectId ? 'project' : 'global', () =>
       search.searchDocumentText(ctx.em, access, {
         query,
         projectId,
@@ -48,7 +48,7 @@ export class SearchResolver {
     limit: number | null,
   ): Promise<FindProjectsMentioningResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
-    return boundedSearch(ctx, () =>
+    return boundedSearch(ctx, 'global', () =>
       search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit }),
     );
   }

@@ -215,7 +215,7 @@ export async function runFloodBench(opts: {
       method: 'tools/call',
       params: {
         name: 'search-document-text',
-        arguments: { query: 'wine fridge', project_id: opts.projectId },
+        arguments: { query: 'wine fridge', project_id: searchedProject },
       },
     }),
   });

@@ -60,9 +60,13 @@ describe('searches running at once per process', () => {
     const started: string[] = [];
     const a = held();
     const b = held();
-    const first = boundedSearch(searchCtx('key:10', 1), () => (started.push('a'), a.promise));
-    const second = boundedSearch(searchCtx('key:11', 1), () => (started.push('b'), b.promise));
-    const third = boundedSearch(searchCtx('key:12', 1), () => (started.push('c'), Promise.resolve('c')));
+    const first = boundedSearch(searchCtx('key:10', 1), 'global', () => (started.push('a'), a.promise));
+    const second = boundedSearch(searchCtx('key:11', 1), 'global', () => (started.push('b'), b.promise));
+    const third = boundedSearch(
+      searchCtx('key:12', 1),
+      'global',
+      () => (started.push('c'), Promise.resolve('c')),
+    );
     await new Promise((r) => setImmediate(r));
     expect(started).toEqual(['a']);
     expect(searchLoad()).toEqual({ running: 1, waiting: 2 });
@@ -81,7 +85,7 @@ describe('searches running at once per process', () => {
     const started: string[] = [];
     const holds = { a1: held(), a2: held(), a3: held(), b1: held() };
     const run = (key: string, name: keyof typeof holds, max = 2) =>
-      boundedSearch(searchCtx(key, max), () => (started.push(name), holds[name].promise));
+      boundedSearch(searchCtx(key, max), 'global', () => (started.push(name), holds[name].promise));
     // key:50 fills both slots and queues a third; key:51 comes later but runs before it.
     const a1 = run('key:50', 'a1');
     const a2 = run('key:50', 'a2');
@@ -91,6 +95,7 @@ describe('searches running at once per process', () => {
         ...searchCtx('key:50', 2),
         deps: { config: { searchesInFlightPerCredential: 3, searchConcurrency: 2 } },
       } as never,
+      'global',
       () => (started.push('a3'), holds.a3.promise),
     );
     const b1 = run('key:51', 'b1');
@@ -112,11 +117,12 @@ describe('searches running at once per process', () => {
 
   it('a waiting search leaves the line when its request is aborted, without taking a slot', async () => {
     const hold = held();
-    const running = boundedSearch(searchCtx('key:20', 1), () => hold.promise);
+    const running = boundedSearch(searchCtx('key:20', 1), 'global', () => hold.promise);
     const controller = new AbortController();
     let ran = false;
     const waiting = boundedSearch(
       searchCtx('key:21', 1, controller.signal),
+      'global',
       () => ((ran = true), Promise.resolve('x')),
     );
     await new Promise((r) => setImmediate(r));
@@ -130,14 +136,25 @@ describe('searches running at once per process', () => {
     expect(searchLoad()).toEqual({ running: 0, waiting: 0 });
   });
 
+  it('a search within one project never waits for a slot (only its credential cap applies)', async () => {
+    const hold = held();
+    const global = boundedSearch(searchCtx('key:60', 1), 'global', () => hold.promise);
+    await expect(
+      boundedSearch(searchCtx('key:61', 1), 'project', () => Promise.resolve('now')),
+    ).resolves.toBe('now');
+    expect(searchLoad()).toEqual({ running: 1, waiting: 0 });
+    hold.release();
+    await expect(global).resolves.toBe('done');
+  });
+
   it('frees the slot when a search fails, and caps nothing at 0', async () => {
     await expect(
-      boundedSearch(searchCtx('key:30', 1), () => Promise.reject(new Error('boom'))),
+      boundedSearch(searchCtx('key:30', 1), 'global', () => Promise.reject(new Error('boom'))),
     ).rejects.toThrow('boom');
     expect(searchLoad()).toEqual({ running: 0, waiting: 0 });
     const hold = held();
     const many = Array.from({ length: 4 }, (_, i) =>
-      boundedSearch(searchCtx(`key:4${i}`, 0), () => hold.promise),
+      boundedSearch(searchCtx(`key:4${i}`, 0), 'global', () => hold.promise),
     );
     await new Promise((r) => setImmediate(r));
     expect(searchLoad()).toEqual({ running: 0, waiting: 0 });
