@@ -25,7 +25,7 @@ export interface FloodFigure {
   termChunks: number;
   seconds: number;
   loadAverage: { before: number[]; after: number[] };
-  /** Another team's project-scoped searches of a rare term, 1 a second: they share the search slots with the flood. */
+  /** Another team's searches of a rare term in one project, 1 a second (beside the goal). */
   otherSearches: { alone: Tail; duringFlood: Tail; outcomesDuringFlood: Record<string, number> };
   second: {
     clients: number;

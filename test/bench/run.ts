@@ -586,7 +586,7 @@ function formatReport(r: Report): string {
       `| alone | ${f.second.alone.calls} | ${f.second.alone.p50} | ${f.second.alone.p99} | ${f.second.alone.max} |`,
       `| during the flood | ${f.second.duringFlood.calls} | ${f.second.duringFlood.p50} | ${f.second.duringFlood.p99} | ${f.second.duringFlood.max} |`,
       `p99 during/alone ×${f.second.p99Ratio} (answers during the flood by outcome ${JSON.stringify(f.second.outcomesDuringFlood)}).`,
-      `Beside the goal, another team's project-scoped MCP search of a rare term (1/s; it shares the search slots with the flood): p50/p99 alone ${f.otherSearches.alone.p50}/${f.otherSearches.alone.p99} ms, during the flood ${f.otherSearches.duringFlood.p50}/${f.otherSearches.duringFlood.p99} ms (outcomes ${JSON.stringify(f.otherSearches.outcomesDuringFlood)}).`,
+      `Beside the goal, another team's MCP search of a rare term in one project (1/s): p50/p99 alone ${f.otherSearches.alone.p50}/${f.otherSearches.alone.p99} ms, during the flood ${f.otherSearches.duringFlood.p50}/${f.otherSearches.duringFlood.p99} ms (outcomes ${JSON.stringify(f.otherSearches.outcomesDuringFlood)}).`,
       `RSS: baseline ${f.rssMB.baseline} MB; peak during the flood ${f.rssMB.peakFlood} MB (+${f.rssMB.overBaselineFlood}), through two bombs at once ${f.rssMB.peakBombs} MB (+${f.rssMB.overBaselineBombs}), during the 5 MB-text PDF ${f.rssMB.peakTextPdf} MB.`,
       `Bombs: ${f.bombs.statuses.join(', ')} (${f.bombs.errors.join('; ')}).`,
       `5 MB-text PDF: ${f.textPdf.status}, ${f.textPdf.chars.toLocaleString('en')} characters, ${f.textPdf.chunks} chunks in ${f.textPdf.seconds} s; event-loop max stall ${f.textPdf.maxStallMs} ms (of which this process on the CPU: ${f.textPdf.ownMaxStallMs} ms).`,
