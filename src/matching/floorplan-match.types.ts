@@ -1,3 +1,5 @@
+import type { FloorPlanView } from '../catalogue/catalogue.service.js';
+
 /** One listing to place on a floor plan, as the Floor Plan Match API receives it (camel-cased). */
 export interface ListingInput {
   ref: string;
@@ -14,25 +16,8 @@ export interface ListingInput {
   exposure?: string | null;
 }
 
-/** A floor plan the caller loaded for the listing's building or project. */
-export interface CandidatePlan {
-  id: number;
-  projectId: number;
-  buildingId: number | null;
-  name: string;
-  model: string | null;
-  bedrooms: number;
-  dens: number;
-  bathrooms: number;
-  interiorSqft: number | null;
-  exteriorSqft: number | null;
-  exposure: string | null;
-  floorMin: number | null;
-  floorMax: number | null;
-  stacks: string[];
-  unitNumbers: string[];
-  startPrice: number | null;
-}
+/** A floor plan the caller loaded for the listing's building or project: the catalogue's view of it. */
+export type CandidatePlan = FloorPlanView;
 
 export type SignalName =
   | 'unit_schedule'

@@ -1,5 +1,6 @@
 import { createRng, hashSeed } from '../../src/demo/prng.js';
 import { renderPdf, type Block } from '../../src/demo/corpus/render.js';
+import { AMENITIES, FINISHES, ROOMS } from './synthetic-chunks.js';
 
 /**
  * The multi-page half of the ingestion bench's realistic corpus (issue 17): per project, a
@@ -7,28 +8,6 @@ import { renderPdf, type Block } from '../../src/demo/corpus/render.js';
  * list of 5 to 20 pages (a table per floor), laid out by the demo corpus renderer. The demo corpus
  * itself supplies the one-pagers.
  */
-
-const ROOMS = ['kitchen', 'living room', 'primary bedroom', 'ensuite', 'den', 'laundry', 'foyer', 'balcony'];
-const FINISHES = [
-  'engineered hardwood flooring',
-  'porcelain tile',
-  'quartz countertops',
-  'stainless steel appliances',
-  'custom cabinetry',
-  'frameless glass shower',
-  'soft-close drawers',
-  'undermount sink',
-  '30" gas range',
-  'smooth ceilings',
-];
-const AMENITIES = [
-  'fitness centre',
-  'party room',
-  'rooftop terrace',
-  'co-working lounge',
-  'pet spa',
-  'guest suite',
-];
 
 export interface LongDocument {
   projectKey: string;

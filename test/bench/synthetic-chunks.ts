@@ -49,8 +49,17 @@ const TRAPS = [
   { text: 'quartz; countertops', share: 0.005 },
 ];
 
-const ROOMS = ['kitchen', 'living room', 'primary bedroom', 'ensuite', 'den', 'laundry', 'foyer', 'balcony'];
-const FINISHES = [
+export const ROOMS = [
+  'kitchen',
+  'living room',
+  'primary bedroom',
+  'ensuite',
+  'den',
+  'laundry',
+  'foyer',
+  'balcony',
+];
+export const FINISHES = [
   'engineered hardwood flooring',
   'porcelain tile',
   'stainless steel appliances',
@@ -62,7 +71,7 @@ const FINISHES = [
   'smooth ceilings',
   'ceramic backsplash',
 ];
-const AMENITIES = [
+export const AMENITIES = [
   'fitness centre',
   'party room',
   'rooftop terrace',
