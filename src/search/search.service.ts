@@ -138,12 +138,16 @@ async function coverage(
 function matchesSql(scope: Scope, tsquery: string): { sql: string; params: unknown[]; next: number } {
   const where = scopeSql(scope, 2);
   // `c.project_id = d.project_id` lets the planner carry a project scope to the chunk's own index.
+  // `offset 0` keeps the rank computed here, once per match: otherwise PostgreSQL computes it where
+  // the caller sorts, and the window or group in between has to hold every match's vector (at 1M
+  // chunks a phrase in 5% of them spilled 8 MB to disk and took 40% longer).
   return {
     sql: `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category,
                  ts_rank(c.search_vector, $1::tsquery) as rank
             from chunk c
             join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
-           where c.search_vector @@ $1::tsquery and ${where.sql}`,
+           where c.search_vector @@ $1::tsquery and ${where.sql}
+          offset 0`,
     params: [tsquery, ...where.params],
     next: where.params.length + 2,
   };
