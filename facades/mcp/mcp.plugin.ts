@@ -32,6 +32,19 @@ function ajvMessage(validate: ValidateFunction): string {
     .join('; ');
 }
 
+/**
+ * A tool's result as the wire's bytes, when it is one: its `text` is the JSON of its
+ * `structuredContent`, so that JSON is written once and the result is not serialized a second time
+ * (the body is byte for byte what `JSON.stringify(response)` gives).
+ */
+function successBody(response: { id?: unknown; result?: unknown; error?: unknown }): string | null {
+  const result = response.result as ToolResult | undefined;
+  if (response.error || !result || result.isError || result.structuredContent === undefined) return null;
+  if (result.content.length !== 1 || Object.keys(result).length !== 2) return null;
+  const { text } = result.content[0];
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}}`;
+}
+
 function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps): JSONRPCServer<CallParams> {
   const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
   const validators = new Map(
@@ -65,7 +78,8 @@ function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps
     const args = p.arguments === undefined || p.arguments === null ? {} : p.arguments;
     if (typeof args !== 'object' || Array.isArray(args))
       return toolError('Invalid arguments: arguments must be an object');
-    const variables = structuredClone(args) as Record<string, unknown>;
+    // Freshly parsed from this request's body: ajv may fill in defaults on it directly.
+    const variables = args as Record<string, unknown>;
     const validate = validators.get(tool.definition.name)!;
     if (!validate(variables)) return toolError(`Invalid arguments: ${ajvMessage(validate)}`);
     try {
@@ -277,7 +291,7 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
       if (framing === 'sse') {
         return reply.type('text/event-stream').send(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
       }
-      return reply.type('application/json').send(response);
+      return reply.type('application/json').send(successBody(response) ?? response);
     });
     done();
   });
