@@ -102,10 +102,12 @@ export async function uploadDocument(
     }
   }
   const contentHash = createHash('sha256').update(input.content).digest('hex');
-  // Ids first, so the document can point at its extraction in the same statement (foreign keys are
-  // checked at its end). A duplicate (same bytes, same project) inserts nothing.
-  const [created] = await conn.execute<{ id: number; extraction_id: number; created_at: Date }[]>(
-    `with ids as (
+  // A duplicate's conflicting upload may roll back between the insert and the read: try again.
+  for (let attempt = 0; ; attempt++) {
+    // Ids first, so the document can point at its extraction in the same statement (foreign keys are
+    // checked at its end). A duplicate (same bytes, same project) inserts nothing.
+    const [created] = await conn.execute<{ id: number; extraction_id: number; created_at: Date }[]>(
+      `with ids as (
        select nextval(pg_get_serial_sequence('document', 'id')) as document_id,
               nextval(pg_get_serial_sequence('extraction', 'id')) as extraction_id),
      doc as (
@@ -120,63 +122,68 @@ export async function uploadDocument(
      superseded as (
        update document set is_latest = false where id = ? and exists (select 1 from doc) returning id)
      select doc.id, doc.current_extraction_id as extraction_id, doc.created_at from doc`,
-    [
-      projectId,
-      name,
-      category,
-      type,
-      supersedesId,
-      contentHash,
-      input.content.length,
-      Buffer.from(input.content),
-      supersedesId,
-    ],
-  );
-  if (created) {
-    return {
-      document: {
-        id: created.id,
+      [
         projectId,
         name,
         category,
         type,
-        isLatest: true,
-        byteSize: input.content.length,
-        contentHash,
-        createdAt: new Date(created.created_at),
         supersedesId,
-        currentExtractionId: created.extraction_id,
-      },
-      extractionId: created.extraction_id,
-      duplicate: false,
-    };
-  }
-  // A stored document whose extraction never finished (its queueing failed, say) is queued again.
-  const [existing] = await conn.execute<DocumentRow[]>(
-    `select d.id, d.project_id, d.name, d.category, d.type, d.is_latest, d.byte_size, d.content_hash, d.created_at,
+        contentHash,
+        input.content.length,
+        Buffer.from(input.content),
+        supersedesId,
+      ],
+    );
+    if (created) {
+      return {
+        document: {
+          id: created.id,
+          projectId,
+          name,
+          category,
+          type,
+          isLatest: true,
+          byteSize: input.content.length,
+          contentHash,
+          createdAt: new Date(created.created_at),
+          supersedesId,
+          currentExtractionId: created.extraction_id,
+        },
+        extractionId: created.extraction_id,
+        duplicate: false,
+      };
+    }
+    // A stored document whose extraction never finished (its queueing failed, say) is queued again.
+    const [existing] = await conn.execute<DocumentRow[] | []>(
+      `select d.id, d.project_id, d.name, d.category, d.type, d.is_latest, d.byte_size, d.content_hash, d.created_at,
             d.supersedes_id, d.current_extraction_id,
             (select e.id from extraction e where e.document_id = d.id and e.status in ('pending', 'processing')
               order by e.id desc limit 1) as unfinished
        from document d where d.project_id = ? and d.content_hash = ?`,
-    [projectId, contentHash],
-  );
-  return {
-    document: {
-      id: existing.id,
-      projectId: existing.project_id,
-      name: existing.name,
-      category: existing.category,
-      type: existing.type,
-      isLatest: existing.is_latest,
-      byteSize: existing.byte_size,
-      contentHash: existing.content_hash,
-      createdAt: new Date(existing.created_at),
-      supersedesId: existing.supersedes_id,
-      currentExtractionId: existing.current_extraction_id,
-    },
-    extractionId: existing.unfinished,
-    duplicate: true,
-  };
+      [projectId, contentHash],
+    );
+    if (!existing) {
+      if (attempt < 2) continue;
+      throw new AppError('CONFLICT', 'The same document was being uploaded at the same time: try again');
+    }
+    return {
+      document: {
+        id: existing.id,
+        projectId: existing.project_id,
+        name: existing.name,
+        category: existing.category,
+        type: existing.type,
+        isLatest: existing.is_latest,
+        byteSize: existing.byte_size,
+        contentHash: existing.content_hash,
+        createdAt: new Date(existing.created_at),
+        supersedesId: existing.supersedes_id,
+        currentExtractionId: existing.current_extraction_id,
+      },
+      extractionId: existing.unfinished,
+      duplicate: true,
+    };
+  }
 }
 
 /**

@@ -304,4 +304,21 @@ describe('document ingestion', () => {
     expect(chunks).toHaveLength(3);
     expect(new Set(chunks.map((c) => c.extraction.id))).toEqual(new Set([job.id]));
   });
+
+  it('the same bytes uploaded five times at once store one document; the others are its duplicates', async () => {
+    const pdf = await makePdf(['Concurrent duplicate uploads: one stored document, one extraction.']);
+    const before = await Promise.all(['document', 'extraction'].map(count));
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        uploadDocument(
+          t.app.deps.em.fork(),
+          { projectId, category: 'brochure', name: 'same.pdf', content: pdf },
+          200_000,
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => !o.duplicate)).toHaveLength(1);
+    expect(new Set(outcomes.map((o) => o.document.id)).size).toBe(1);
+    expect(await Promise.all(['document', 'extraction'].map(count))).toEqual([before[0] + 1, before[1] + 1]);
+  });
 });
