@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import type { SearchIndexKind } from './db/search-index.js';
 
 /** PDF extraction limits when the environment sets none (see ExtractionConfig). */
 export const EXTRACTION_DEFAULTS = Object.freeze({
@@ -68,6 +69,10 @@ const EnvSchema = z.object({
     .min(0)
     .max(1000)
     .default(Math.max(1, availableParallelism() - 1)),
+  SEARCH_INDEX: z
+    .enum(['gin', 'rum'])
+    .default('gin')
+    .describe('the chunk search index: gin, or rum (needs the rum extension on the server)'),
   EXTRACT_MEMORY_MB: z.coerce
     .number()
     .int()
@@ -150,6 +155,8 @@ export interface AppConfig {
   readonly searchesInFlightPerCredential: number;
   /** Searches running at once in this process, whoever asks (0: no cap); see src/context/in-flight.ts. */
   readonly searchConcurrency: number;
+  /** The chunk search index (SEARCH_INDEX): RUM verifies phrases in the index; GIN rechecks rows. */
+  readonly searchIndex: SearchIndexKind;
 }
 
 export class ConfigError extends Error {
@@ -206,6 +213,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (embedded && e.DATABASE_REPLICA_URLS) {
     throw new ConfigError(['DATABASE_REPLICA_URLS: replicas need DATABASE_URL (the primary)']);
   }
+  if (embedded && e.SEARCH_INDEX === 'rum') {
+    throw new ConfigError([
+      'SEARCH_INDEX: rum needs DATABASE_URL (a PostgreSQL server with the rum extension)',
+    ]);
+  }
   if (embedded && rateLimitStore.kind === 'postgres') {
     throw new ConfigError([
       'RATE_LIMIT_STORE: postgres needs DATABASE_URL (the embedded database is private to one process)',
@@ -244,6 +256,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     searchesInFlightPerCredential: e.SEARCHES_IN_FLIGHT_PER_CREDENTIAL,
     searchConcurrency: e.SEARCH_CONCURRENCY,
+    searchIndex: e.SEARCH_INDEX,
     extraction: Object.freeze({
       maxMemoryMb: e.EXTRACT_MEMORY_MB,
       timeoutMs: e.EXTRACT_TIMEOUT_MS,

@@ -524,16 +524,16 @@ function formatReport(r: Report): string {
   if (r.search) {
     lines.push(
       `## Search (${r.search.chunks.toLocaleString('en')} chunks in ${r.search.projects} projects, loaded with COPY in ${r.search.loadSeconds} s)`,
-      "| query | share | operation | scope | matched | same count | p50 ms | p95 ms | today's path raw p95 ms | p95 ratio |",
-      '|---|---|---|---|---|---|---|---|---|---|',
+      "| index | query | share | operation | scope | matched | same count | p50 ms | p95 ms | today's path raw p95 ms | p95 ratio |",
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...r.search.figures.map(
         (f) =>
-          `| ${f.query} | ${f.share} | ${f.tool} | ${f.scope} | ${f.matched} | ${f.exact ? 'yes' : 'NO'} | ${f.service.p50} | ${f.service.p95} | ${f.raw.p95} | ${f.p95Ratio} |`,
+          `| ${f.index} | ${f.query} | ${f.share} | ${f.tool} | ${f.scope} | ${f.matched} | ${f.exact ? 'yes' : 'NO'} | ${f.service.p50} | ${f.service.p95} | ${f.raw.p95} | ${f.p95Ratio} |`,
       ),
       ...r.search.goals.map((g) => `Goal: ${g}`),
       `End to end over raw, searchDocumentText project-scoped (p95): ${r.search.figures
         .filter((f) => f.tool === 'searchDocumentText' && f.scope === 'project')
-        .map((f) => `${f.query} ×${f.p95Ratio}`)
+        .map((f) => `${f.query} [${f.index}] ×${f.p95Ratio}`)
         .join(', ')}. Goal: ≤ 1.3× at 1M chunks`,
       '',
     );

@@ -8,10 +8,13 @@ import { createContext } from '../../src/context/context.js';
 import { findFirstMatch } from '../../src/search/match.js';
 import { tokenForm } from '../../src/search/normalize.js';
 import { expandQuery } from '../../src/search/synonyms.js';
+import { ensureSearchIndex, type SearchIndexKind } from '../../src/db/search-index.js';
 import { latency, prng, ratio, type Latency } from './stats.js';
 import { layoutFor, loadLegacyChunks, loadSyntheticChunks, PLANTED } from './synthetic-chunks.js';
 
 export interface SearchFigure {
+  /** The index that answered (SEARCH_INDEX): both paths run in one bench when the server has RUM. */
+  index: SearchIndexKind;
   tool: 'searchDocumentText' | 'findProjectsMentioning';
   scope: 'project' | 'global';
   query: string;
@@ -125,59 +128,70 @@ export async function runSearchBench(opts: {
     ...PLANTED.map((t) => ({ query: t.query, share: `${t.share * 100}%` })),
     { query: ABOVE_FIVE_PERCENT, share: '>5% (most chunks)' },
   ];
+  const { rows: rum } = await pool.query<{ available: boolean }>(
+    `select exists (select 1 from pg_available_extensions where name = 'rum') as available`,
+  );
+  const paths: SearchIndexKind[] = rum[0]?.available ? ['gin', 'rum'] : ['gin'];
   try {
-    for (const term of terms) {
-      const heavy = term.query === ABOVE_FIVE_PERCENT;
-      const plans: { tool: SearchFigure['tool']; scope: SearchFigure['scope']; n: number }[] = [
-        { tool: 'searchDocumentText', scope: 'project', n: opts.iterations },
-        { tool: 'searchDocumentText', scope: 'global', n: heavy ? 3 : Math.ceil(opts.iterations / 4) },
-        { tool: 'findProjectsMentioning', scope: 'global', n: heavy ? 3 : Math.ceil(opts.iterations / 4) },
-      ];
-      for (const plan of plans) {
-        const inputs = Array.from({ length: plan.n }, () =>
-          plan.scope === 'project' ? randomProject() : null,
-        );
-        const toolName =
-          plan.tool === 'searchDocumentText' ? 'search-document-text' : 'find-projects-mentioning';
-        let matched = 0;
-        let exact = true;
-        // Interleaved so that both sides see the same cache and machine state.
-        const serviceSamples: number[] = [];
-        const rawSamples: number[] = [];
-        // One warm-up call for the term found in most chunks: at 1M chunks each call reads most of the table.
-        const warm = heavy ? 1 : Math.min(3, inputs.length);
-        for (const projectId of inputs.slice(0, warm)) {
-          await service(toolName, { query: term.query, ...(projectId ? { project_id: projectId } : {}) });
-          await rawSearch(pool, term.query, projectId);
+    for (const index of paths) {
+      const switched = performance.now();
+      await ensureSearchIndex(opts.app.deps.em, index, false);
+      await pool.query('analyze chunk');
+      opts.log(`  search: ${index} index in place in ${Math.round(performance.now() - switched) / 1000} s`);
+      for (const term of terms) {
+        const heavy = term.query === ABOVE_FIVE_PERCENT;
+        const plans: { tool: SearchFigure['tool']; scope: SearchFigure['scope']; n: number }[] = [
+          { tool: 'searchDocumentText', scope: 'project', n: opts.iterations },
+          { tool: 'searchDocumentText', scope: 'global', n: heavy ? 3 : Math.ceil(opts.iterations / 4) },
+          { tool: 'findProjectsMentioning', scope: 'global', n: heavy ? 3 : Math.ceil(opts.iterations / 4) },
+        ];
+        for (const plan of plans) {
+          const inputs = Array.from({ length: plan.n }, () =>
+            plan.scope === 'project' ? randomProject() : null,
+          );
+          const toolName =
+            plan.tool === 'searchDocumentText' ? 'search-document-text' : 'find-projects-mentioning';
+          let matched = 0;
+          let exact = true;
+          // Interleaved so that both sides see the same cache and machine state.
+          const serviceSamples: number[] = [];
+          const rawSamples: number[] = [];
+          // One warm-up call for the term found in most chunks: at 1M chunks each call reads most of the table.
+          const warm = heavy ? 1 : Math.min(3, inputs.length);
+          for (const projectId of inputs.slice(0, warm)) {
+            await service(toolName, { query: term.query, ...(projectId ? { project_id: projectId } : {}) });
+            await rawSearch(pool, term.query, projectId);
+          }
+          for (const projectId of inputs) {
+            const args = { query: term.query, ...(projectId ? { project_id: projectId } : {}) };
+            let t0 = performance.now();
+            const count = await service(toolName, args);
+            serviceSamples.push(performance.now() - t0);
+            t0 = performance.now();
+            const baseline = await rawSearch(pool, term.query, projectId);
+            rawSamples.push(performance.now() - t0);
+            matched += count;
+            exact &&= count === (plan.tool === 'searchDocumentText' ? baseline.chunks : baseline.projects);
+          }
+          const s = latency(serviceSamples);
+          const raw = latency(rawSamples);
+          const figure: SearchFigure = {
+            index,
+            tool: plan.tool,
+            scope: plan.scope,
+            query: term.query,
+            share: term.share,
+            matched: Math.round(matched / inputs.length),
+            exact,
+            service: s,
+            raw,
+            p95Ratio: ratio(s.p95, raw.p95),
+          };
+          figures.push(figure);
+          opts.log(
+            `  search: [${index}] ${plan.tool} ${plan.scope} "${term.query}" p50 ${s.p50} ms p95 ${s.p95} ms (today's path raw p95 ${raw.p95} ms, ×${figure.p95Ratio}), ${exact ? 'same counts' : 'COUNTS DIFFER'}`,
+          );
         }
-        for (const projectId of inputs) {
-          const args = { query: term.query, ...(projectId ? { project_id: projectId } : {}) };
-          let t0 = performance.now();
-          const count = await service(toolName, args);
-          serviceSamples.push(performance.now() - t0);
-          t0 = performance.now();
-          const baseline = await rawSearch(pool, term.query, projectId);
-          rawSamples.push(performance.now() - t0);
-          matched += count;
-          exact &&= count === (plan.tool === 'searchDocumentText' ? baseline.chunks : baseline.projects);
-        }
-        const s = latency(serviceSamples);
-        const raw = latency(rawSamples);
-        const figure: SearchFigure = {
-          tool: plan.tool,
-          scope: plan.scope,
-          query: term.query,
-          share: term.share,
-          matched: Math.round(matched / inputs.length),
-          exact,
-          service: s,
-          raw,
-          p95Ratio: ratio(s.p95, raw.p95),
-        };
-        figures.push(figure);
-        opts.log(
-          `  search: ${plan.tool} ${plan.scope} "${term.query}" p50 ${s.p50} ms p95 ${s.p95} ms (today's path raw p95 ${raw.p95} ms, ×${figure.p95Ratio}), ${exact ? 'same counts' : 'COUNTS DIFFER'}`,
-        );
       }
     }
   } finally {

@@ -17,6 +17,7 @@ import { LAYOUT_PROFILES, TEXT_PROFILES } from '../../../src/demo/corpus/manifes
 import { normalizeText } from '../../../src/search/normalize.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { ensureSearchIndex } from '../../../src/db/search-index.js';
 import {
   addMember,
   createAccessToken,
@@ -51,6 +52,9 @@ afterAll(async () => {
   await t.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** Whether this run is on PostgreSQL (DATABASE_URL), where both search index paths exist. */
+const ON_POSTGRES = !!process.env.DATABASE_URL;
 
 async function stored(name: string, projectKey: string) {
   const em = t.app.deps.em.fork();
@@ -306,6 +310,76 @@ describe('demo corpus through the ingestion pipeline', () => {
       );
       expect(unprinted).toEqual([]);
     }, 240_000);
+
+    /**
+     * Every concept query and every trap, answered by the index in place now: the projects, their
+     * counts and best excerpts, and the first page of global hits with their total.
+     */
+    async function answers(): Promise<unknown[]> {
+      const queries = [
+        ...CONCEPTS.flatMap((c) => conceptQueries(c)),
+        ...CONCEPTS.flatMap((c) => c.traps ?? []),
+        ...NEAR_MISS_TEXTS.flatMap((n) => [n.trap, n.present]),
+      ];
+      const out: unknown[] = [];
+      for (const query of queries) {
+        const input = { query, includeHistorical: true };
+        out.push({
+          query,
+          projects: await findProjectsMentioning(em(), history, {
+            ...input,
+            limit: PROJECTS_MENTIONING_LIMIT.max,
+          }),
+          hits: await searchDocumentText(em(), history, { ...input, limit: SEARCH_LIMIT.max }),
+        });
+      }
+      return out;
+    }
+
+    /** The index the planner picks for a phrase search on the chunk table now. */
+    async function planIndex(): Promise<string> {
+      const [row] = await em()
+        .getConnection()
+        .execute<{ 'QUERY PLAN': unknown }[]>(
+          `explain (format json) select count(*) from chunk where search_vector @@ $$'quartz' <-> 'countertops'$$::tsquery`,
+        );
+      return (
+        /"Index Name":"(chunk_search_vector_\w+)"/.exec(JSON.stringify(row['QUERY PLAN']))?.[1] ?? 'none'
+      );
+    }
+
+    /** Sets (or resets) a planner setting on every connection of the app's pool. */
+    async function onEveryConnection(sql: string): Promise<void> {
+      const pool = await t.app.deps.em.getConnection().getNativeClient();
+      const held = await Promise.all(Array.from({ length: t.config.pool.poolMax }, () => pool.connect()));
+      await Promise.all(held.map((c) => c.query(sql)));
+      held.forEach((c) => c.release());
+    }
+
+    // PGlite has no extensions, so the GIN path is its only one (every other test here runs on it);
+    // this test needs PostgreSQL with the rum extension (.ci/run installs it).
+    (ON_POSTGRES ? it : it.skip)(
+      'gives the same answers on the GIN and the RUM index paths (issue 17)',
+      async () => {
+        // The corpus is small enough for a sequential scan: no connection may take one, so that each
+        // path's own index answers (the plan is checked).
+        await onEveryConnection('set enable_seqscan = off');
+        const seen: Record<string, unknown[]> = {};
+        try {
+          for (const kind of ['gin', 'rum'] as const) {
+            expect(await ensureSearchIndex(t.app.deps.em, kind, false)).toBe(kind);
+            expect(await planIndex()).toBe(`chunk_search_vector_${kind}`);
+            seen[kind] = await answers();
+          }
+        } finally {
+          await ensureSearchIndex(t.app.deps.em, t.config.searchIndex, false);
+          await onEveryConnection('reset enable_seqscan');
+        }
+        expect(seen.rum).toEqual(seen.gin);
+        expect(seen.gin.length).toBeGreaterThan(60);
+      },
+      240_000,
+    );
 
     it('finds nothing for a trap: a number inside another, a careless split or join', async () => {
       const traps = [...CONCEPTS.flatMap((c) => c.traps ?? []), ...NEAR_MISS_TEXTS.map((n) => n.trap)];
