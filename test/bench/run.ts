@@ -14,6 +14,7 @@ import { autocannon, bareRoute, ServerTimings, type LoadFigure, type LoadRequest
 import { runFloodBench, type FloodFigure } from './flood.bench.js';
 import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
 import { runSearchBench, type SearchBenchResult } from './search.bench.js';
+import type { SearchIndexKind } from '../../src/db/search-index.js';
 import { closedLoop, latency, ratio, type Latency } from './stats.js';
 
 /**
@@ -23,6 +24,7 @@ import { closedLoop, latency, ratio, type Latency } from './stats.js';
  * database is created for the run and dropped after. Never gates CI.
  *
  *   npm run bench -- [--only ingest,search,mcp,rest,memory] [--chunks 1000000] [--iterations 200] [--seconds 10]
+ *                    [--search-index gin,rum] (the index paths the search figures run on; rum when the server has it)
  *                    [--memory-minutes 10] [--flood-chunks 200000] [--flood-seconds 20] [--flood-term deposit]
  *
  * `memory` (not in the default set: it takes --memory-minutes) drives a mixed load (Floor Plan
@@ -40,6 +42,7 @@ const { values: flags } = parseArgs({
     'flood-seconds': { type: 'string', default: '20' },
     'flood-term': { type: 'string', default: 'deposit' },
     chunks: { type: 'string', default: '1000000' },
+    'search-index': { type: 'string', default: 'gin,rum' },
     iterations: { type: 'string', default: '200' },
     seconds: { type: 'string', default: '10' },
     out: { type: 'string', default: 'bench-report.json' },
@@ -176,6 +179,7 @@ async function main(): Promise<void> {
         token: pro.mcpToken,
         chunks: only.has('search') ? Number(flags.chunks) : 1000,
         iterations: only.has('search') ? Number(flags.iterations) : 10,
+        indexes: flags['search-index'].split(',').map((s) => s.trim()) as SearchIndexKind[],
         log,
       });
       if (only.has('search')) {

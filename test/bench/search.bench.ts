@@ -81,6 +81,8 @@ export async function runSearchBench(opts: {
   token: string;
   chunks: number;
   iterations: number;
+  /** The index paths to measure, in order; rum is left out when the server has no extension. */
+  indexes: SearchIndexKind[];
   log: (line: string) => void;
 }): Promise<SearchBenchResult & { tools: Map<string, Tool>; schema: GraphQLSchema; projectIds: number[] }> {
   const layout = layoutFor(opts.chunks);
@@ -131,7 +133,9 @@ export async function runSearchBench(opts: {
   const { rows: rum } = await pool.query<{ available: boolean }>(
     `select exists (select 1 from pg_available_extensions where name = 'rum') as available`,
   );
-  const paths: SearchIndexKind[] = rum[0]?.available ? ['gin', 'rum'] : ['gin'];
+  const unknown = opts.indexes.filter((kind) => kind !== 'gin' && kind !== 'rum');
+  if (unknown.length) throw new Error(`--search-index: unknown index ${unknown.join(', ')} (gin, rum)`);
+  const paths = opts.indexes.filter((kind) => kind === 'gin' || (kind === 'rum' && rum[0]?.available));
   try {
     for (const index of paths) {
       const switched = performance.now();
