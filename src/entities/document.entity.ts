@@ -10,14 +10,6 @@ import { ProjectSchema } from './project.entity.js';
 export const DocumentSchema = defineEntity({
   name: 'Document',
   uniques: [{ properties: ['project', 'contentHash'] }],
-  indexes: [
-    {
-      // A search joins every matching chunk to the document whose current extraction it belongs to.
-      name: 'document_current_extraction_id_index',
-      expression:
-        'create index "document_current_extraction_id_index" on "document" ("current_extraction_id") include ("project_id", "category", "is_latest")',
-    },
-  ],
   properties: {
     id: p.integer().primary(),
     project: () => p.manyToOne(ProjectSchema).deleteRule('cascade').index(),

@@ -134,22 +134,48 @@ async function coverage(
  * The matching chunks of the current extractions in a scope, with their rank, as a SQL subquery
  * named `m`. The pre-filter is exact (src/search/lexemes.ts), so counting and grouping these rows
  * in SQL gives the same answer as post-filtering each one, without reading their text.
+ *
+ * PostgreSQL cannot estimate how many chunks a phrase matches (it multiplies its words'
+ * frequencies: 4 estimated for 10,013 found), so the statement is shaped for it:
+ * - One project: from its few documents to their chunks (the extraction and project indexes), each
+ *   checked against the query; the whole-table search index would list every match everywhere.
+ * - All projects: both sides of the join are fenced (`offset 0`), planned each on its own and
+ *   joined by hashing. Unfenced, the planner chose plans fine for the 4 matches it expected and not
+ *   for the ones there were: a lookup of each match's document (55 of 130 ms for a phrase in 1% of
+ *   1M chunks), or at 4M chunks every document's chunks read through the extraction index (over
+ *   10 s for a word in 18% of them).
+ * The rank is computed once per match, below a fence: above it, the window or group between would
+ * hold every match's vector (at 1M chunks a phrase in 5% of them spilled 8 MB to disk).
  */
 function matchesSql(scope: Scope, tsquery: string): { sql: string; params: unknown[]; next: number } {
   const where = scopeSql(scope, 2);
-  // `c.project_id = d.project_id` lets the planner carry a project scope to the chunk's own index.
-  // `offset 0` keeps the rank computed here, once per match: otherwise PostgreSQL computes it where
-  // the caller sorts, and the window or group in between has to hold every match's vector (at 1M
-  // chunks a phrase in 5% of them spilled 8 MB to disk and took 40% longer).
+  const params: unknown[] = [tsquery, ...where.params];
+  if (scope.projectId) {
+    // `c.project_id = d.project_id` carries the project to the chunk's own index.
+    return {
+      sql: `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category,
+                   ts_rank(c.search_vector, $1::tsquery) as rank
+              from chunk c
+              join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
+             where c.search_vector @@ $1::tsquery and ${where.sql}
+            offset 0`,
+      params,
+      next: params.length + 1,
+    };
+  }
   return {
-    sql: `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category,
-                 ts_rank(c.search_vector, $1::tsquery) as rank
-            from chunk c
-            join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
-           where c.search_vector @@ $1::tsquery and ${where.sql}
-          offset 0`,
-    params: [tsquery, ...where.params],
-    next: where.params.length + 2,
+    sql: `select c.chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.rank
+            from (select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, c.extraction_id,
+                         ts_rank(c.search_vector, $1::tsquery) as rank
+                    from chunk c
+                   where c.search_vector @@ $1::tsquery
+                  offset 0) c
+            join (select d.current_extraction_id, d.project_id, d.category
+                    from document d
+                   where ${where.sql}
+                  offset 0) d on d.current_extraction_id = c.extraction_id and d.project_id = c.project_id`,
+    params,
+    next: params.length + 1,
   };
 }
 

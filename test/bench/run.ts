@@ -532,7 +532,7 @@ function formatReport(r: Report): string {
       '|---|---|---|---|---|---|---|---|---|---|---|',
       ...r.search.figures.map(
         (f) =>
-          `| ${f.index} | ${f.query} | ${f.share} | ${f.tool} | ${f.scope} | ${f.matched} | ${f.exact ? 'yes' : 'NO'} | ${f.service.p50} | ${f.service.p95} | ${f.raw.p95} | ${f.p95Ratio} |`,
+          `| ${f.index} | ${f.query} | ${f.share} | ${f.tool} | ${f.scope} | ${f.matched} | ${f.timedOut ? `${f.timedOut} timed out` : f.exact ? 'yes' : 'NO'} | ${f.service.p50} | ${f.service.p95} | ${f.raw.p95} | ${f.p95Ratio} |`,
       ),
       ...r.search.goals.map((g) => `Goal: ${g}`),
       `End to end over raw, searchDocumentText project-scoped (p95): ${r.search.figures
