@@ -150,33 +150,25 @@ async function coverage(
 function matchesSql(scope: Scope, tsquery: string): { sql: string; params: unknown[]; next: number } {
   const where = scopeSql(scope, 2);
   const params: unknown[] = [tsquery, ...where.params];
-  if (scope.projectId) {
-    // `c.project_id = d.project_id` carries the project to the chunk's own index.
-    return {
-      sql: `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category,
-                   ts_rank(c.search_vector, $1::tsquery) as rank
-              from chunk c
-              join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
-             where c.search_vector @@ $1::tsquery and ${where.sql}
-            offset 0`,
-      params,
-      next: params.length + 1,
-    };
-  }
-  return {
-    sql: `select c.chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.rank
-            from (select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, c.extraction_id,
-                         ts_rank(c.search_vector, $1::tsquery) as rank
-                    from chunk c
-                   where c.search_vector @@ $1::tsquery
-                  offset 0) c
-            join (select d.current_extraction_id, d.project_id, d.category
-                    from document d
-                   where ${where.sql}
-                  offset 0) d on d.current_extraction_id = c.extraction_id and d.project_id = c.project_id`,
-    params,
-    next: params.length + 1,
-  };
+  // One project: `c.project_id = d.project_id` carries the project to the chunk's own index.
+  const sql = scope.projectId
+    ? `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category,
+              ts_rank(c.search_vector, $1::tsquery) as rank
+         from chunk c
+         join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
+        where c.search_vector @@ $1::tsquery and ${where.sql}
+       offset 0`
+    : `select c.chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.rank
+         from (select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, c.extraction_id,
+                      ts_rank(c.search_vector, $1::tsquery) as rank
+                 from chunk c
+                where c.search_vector @@ $1::tsquery
+               offset 0) c
+         join (select d.current_extraction_id, d.project_id, d.category
+                 from document d
+                where ${where.sql}
+               offset 0) d on d.current_extraction_id = c.extraction_id and d.project_id = c.project_id`;
+  return { sql, params, next: params.length + 1 };
 }
 
 /** What a shown hit needs: its texts (for the post-filter's span and the excerpt) and labels. */
