@@ -1,4 +1,11 @@
-import { type ListingFacts, planEvidence, readListing, scheduleSignal } from './floorplan-signals.js';
+import {
+  inSchedule,
+  type ListingFacts,
+  planEvidence,
+  readListing,
+  scheduleSignal,
+  WEIGHTED_SIGNALS,
+} from './floorplan-signals.js';
 import type {
   CandidatePlan,
   ListingInput,
@@ -53,29 +60,29 @@ interface Judged {
 }
 
 function judge(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan, t: MatchThresholds): Judged {
-  const schedule = scheduleSignal(listing, facts, plan);
-  const inSchedule = schedule.result === 'match';
+  const hit = inSchedule(facts, plan);
   const evidence = planEvidence(listing, facts, plan, t.sqftTolerancePct);
   let weighted = 0;
   let total = 0;
-  for (const [signal, e] of evidence) {
-    const weight = e.weightless ? 0 : SIGNAL_WEIGHTS[signal];
+  for (let i = 0; i < evidence.length; i++) {
+    const e = evidence[i];
+    const weight = e.weightless ? 0 : SIGNAL_WEIGHTS[WEIGHTED_SIGNALS[i]];
     weighted += weight * e.score;
     total += weight;
   }
   const signals = (): MatchSignal[] => [
-    schedule,
-    ...evidence.map(([signal, e]) => ({
-      signal,
-      weight: e.weightless ? 0 : SIGNAL_WEIGHTS[signal],
+    scheduleSignal(listing, facts, plan),
+    ...evidence.map((e, i) => ({
+      signal: WEIGHTED_SIGNALS[i],
+      weight: e.weightless ? 0 : SIGNAL_WEIGHTS[WEIGHTED_SIGNALS[i]],
       result: e.result,
       score: round4(e.score),
       detail: e.detail(),
     })),
   ];
   // A schedule is the developer's own unit-to-plan table: a hit settles the match.
-  const score = inSchedule ? 1 : total > 0 ? round4(weighted / total) : 0;
-  return { plan, hit: inSchedule, score, signals, evidence: total };
+  const score = hit ? 1 : total > 0 ? round4(weighted / total) : 0;
+  return { plan, hit, score, signals, evidence: total };
 }
 
 const scored = (j: Judged): ScoredPlan => ({ floorPlanId: j.plan.id, name: j.plan.name, score: j.score });

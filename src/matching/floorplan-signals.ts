@@ -1,5 +1,5 @@
 import { closestExposure, parseExposure } from './exposure.js';
-import { canonicalUnit, compareStacks, suiteStack } from './suite-number.js';
+import { canonicalUnit, stackKey, suiteStack } from './suite-number.js';
 import type { CandidatePlan, ListingInput, MatchSignal, SignalName } from './floorplan-match.types.js';
 
 // Each signal compares one thing the listing says with one thing the plan records. A field the
@@ -18,17 +18,33 @@ export type Evidence = Omit<MatchSignal, 'signal' | 'weight' | 'detail'> & {
   weightless?: true;
 };
 
-const missingFromListing = (field: string): Evidence => ({
-  result: 'missing',
-  score: 0,
-  detail: () => `listing gives no ${field}`,
-  weightless: true,
-});
-const unknownForPlan = (field: string): Evidence => ({
-  result: 'missing',
-  score: UNKNOWN_SCORE,
-  detail: () => `plan has no ${field} on record; counted as neutral`,
-});
+const missingFromListing = (field: string): Evidence =>
+  Object.freeze({
+    result: 'missing',
+    score: 0,
+    detail: () => `listing gives no ${field}`,
+    weightless: true,
+  });
+const unknownForPlan = (field: string): Evidence =>
+  Object.freeze({
+    result: 'missing',
+    score: UNKNOWN_SCORE,
+    detail: () => `plan has no ${field} on record; counted as neutral`,
+  });
+
+// A listing is judged against every plan of its building: the answers that do not depend on the
+// plan are made once, not once per plan.
+const NO_STACK = missingFromListing('suite number with a stack');
+const NO_FLOOR = missingFromListing('floor');
+const NO_BEDROOMS = missingFromListing('bedrooms');
+const NO_DENS = missingFromListing('dens');
+const NO_BATHROOMS = missingFromListing('bathrooms');
+const NO_AREA = missingFromListing('interior area');
+const NO_EXPOSURE = missingFromListing('exposure');
+const PLAN_NO_STACKS = unknownForPlan('stacks');
+const PLAN_NO_FLOORS = unknownForPlan('floor range');
+const PLAN_NO_AREA = unknownForPlan('interior area');
+const PLAN_NO_EXPOSURE = unknownForPlan('exposure');
 
 const finite = (n: number | null | undefined): n is number => typeof n === 'number' && Number.isFinite(n);
 
@@ -36,10 +52,15 @@ const finite = (n: number | null | undefined): n is number => typeof n === 'numb
 export interface ListingFacts {
   unitKey: string | null;
   stack: string | null;
+  /** The stack as compared (`stackKey`), and its digits when they are all digits (a split suite's letter dropped). */
+  stackKey: string | null;
+  stackDigits: string | null;
   floor: number | null;
   penthouse: boolean;
   sqft: [number, number] | null;
   exposure: ReturnType<typeof parseExposure>;
+  /** What the exposure signal says when the listing's exposure is missing or unreadable. */
+  noExposure: Evidence;
   /** The highest floor any candidate plan reaches: where a penthouse suite sits. */
   topFloor: number | null;
 }
@@ -54,25 +75,65 @@ export function readListing(listing: ListingInput, plans: CandidatePlan[]): List
     range = [sqft, sqft];
   }
   const tops = plans.map((p) => p.floorMax).filter(finite);
+  const key = suite?.stack ? stackKey(suite.stack) : null;
+  const digits = key === null ? null : stackDigits(key);
   return {
     unitKey: listing.unitNumber?.trim() ? canonicalUnit(listing.unitNumber) : null,
     stack: suite?.stack ?? null,
+    stackKey: key,
+    stackDigits: digits !== null && /^\d+$/.test(digits) ? digits : null,
     // An explicit floor beats one read from the suite number (some buildings skip floor 13).
     floor: finite(listing.floor) ? listing.floor : (suite?.floor ?? null),
     penthouse: !finite(listing.floor) && (suite?.penthouse ?? false),
     sqft: range,
     exposure: listing.exposure ? parseExposure(listing.exposure) : null,
+    noExposure: listing.exposure ? missingFromListing(`readable exposure ("${listing.exposure}")`) : NO_EXPOSURE,
     topFloor: tops.length ? Math.max(...tops) : null,
   };
 }
 
+/** A stack key without a split suite's letter ("04A" → "4" once keyed). */
+const stackDigits = (key: string) => key.replace(/[A-Z]$/, '');
+
+/**
+ * What the matcher reads from a plan, parsed once per plan: plans are shared by every request of
+ * a catalogue generation (src/fusion), and each is judged against every listing of its building.
+ */
+interface PlanFacts {
+  stackKeys: readonly string[];
+  stackDigits: readonly string[];
+  schedule: ReadonlySet<string>;
+  exposure: ReturnType<typeof parseExposure>;
+  penthouse: boolean;
+}
+
+const PENTHOUSE_PLAN = /\b(?:[LU]?PH|penthouse)\b/i;
+
+const planFacts = new WeakMap<CandidatePlan, PlanFacts>();
+
+function factsOf(plan: CandidatePlan): PlanFacts {
+  let facts = planFacts.get(plan);
+  if (!facts) {
+    const keys = plan.stacks.map(stackKey);
+    facts = {
+      stackKeys: keys,
+      stackDigits: keys.map(stackDigits),
+      schedule: new Set(plan.unitNumbers.map(canonicalUnit)),
+      exposure: plan.exposure ? parseExposure(plan.exposure) : null,
+      penthouse: PENTHOUSE_PLAN.test(`${plan.name} ${plan.model ?? ''}`),
+    };
+    planFacts.set(plan, facts);
+  }
+  return facts;
+}
+
 function stackSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
-  if (!facts.stack) return missingFromListing('suite number with a stack');
-  if (!plan.stacks.length) return unknownForPlan('stacks');
-  const comparisons = plan.stacks.map((s) => compareStacks(facts.stack!, s));
-  if (comparisons.includes('exact'))
+  if (!facts.stackKey) return NO_STACK;
+  if (!plan.stacks.length) return PLAN_NO_STACKS;
+  const { stackKeys, stackDigits: digits } = factsOf(plan);
+  if (stackKeys.includes(facts.stackKey))
     return { result: 'match', score: 1, detail: () => `stack ${facts.stack} is one of the plan's stacks` };
-  if (comparisons.includes('letter')) {
+  if (facts.stackDigits !== null && digits.includes(facts.stackDigits)) {
     return {
       result: 'partial',
       score: 0.5,
@@ -86,15 +147,13 @@ function stackSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
   };
 }
 
-const PENTHOUSE_PLAN = /\b(?:[LU]?PH|penthouse)\b/i;
-
 function floorSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
   const bounds = () => `${plan.floorMin ?? '…'}–${plan.floorMax ?? '…'}`;
   if (facts.penthouse) {
-    if (PENTHOUSE_PLAN.test(`${plan.name} ${plan.model ?? ''}`)) {
+    if (factsOf(plan).penthouse) {
       return { result: 'match', score: 1, detail: () => 'penthouse suite, penthouse plan' };
     }
-    if (!finite(plan.floorMax) || facts.topFloor === null) return unknownForPlan('floor range');
+    if (!finite(plan.floorMax) || facts.topFloor === null) return PLAN_NO_FLOORS;
     return plan.floorMax === facts.topFloor
       ? {
           result: 'match',
@@ -107,8 +166,8 @@ function floorSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
           detail: () => `penthouse suite, plan stops at floor ${plan.floorMax}`,
         };
   }
-  if (facts.floor === null) return missingFromListing('floor');
-  if (!finite(plan.floorMin) && !finite(plan.floorMax)) return unknownForPlan('floor range');
+  if (facts.floor === null) return NO_FLOOR;
+  if (!finite(plan.floorMin) && !finite(plan.floorMax)) return PLAN_NO_FLOORS;
   const inside =
     (!finite(plan.floorMin) || facts.floor >= plan.floorMin) &&
     (!finite(plan.floorMax) || facts.floor <= plan.floorMax);
@@ -118,7 +177,7 @@ function floorSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
 }
 
 function bedroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
-  if (!finite(listing.bedrooms)) return missingFromListing('bedrooms');
+  if (!finite(listing.bedrooms)) return NO_BEDROOMS;
   if (listing.bedrooms === plan.bedrooms)
     return { result: 'match', score: 1, detail: () => `${plan.bedrooms} bedrooms` };
   // Listings often count a den as a bedroom ("2 bed" for a 1+den).
@@ -137,7 +196,7 @@ function bedroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
 }
 
 function densSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
-  if (!finite(listing.dens)) return missingFromListing('dens');
+  if (!finite(listing.dens)) return NO_DENS;
   if (listing.dens === plan.dens) return { result: 'match', score: 1, detail: () => `${plan.dens} dens` };
   if (finite(listing.bedrooms) && listing.bedrooms + listing.dens === plan.bedrooms + plan.dens) {
     return { result: 'partial', score: 0.5, detail: () => 'same room count with a den counted as a bedroom' };
@@ -146,7 +205,7 @@ function densSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
 }
 
 function bathroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
-  if (!finite(listing.bathrooms)) return missingFromListing('bathrooms');
+  if (!finite(listing.bathrooms)) return NO_BATHROOMS;
   const diff = Math.abs(listing.bathrooms - plan.bathrooms);
   if (diff === 0) return { result: 'match', score: 1, detail: () => `${plan.bathrooms} bathrooms` };
   // A powder room is written as a half bath by some and not at all by others.
@@ -168,8 +227,8 @@ function bathroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
  * sq ft prefers the 610 plan to the 640 one; within twice the tolerance it is partial credit.
  */
 function sqftSignal(facts: ListingFacts, plan: CandidatePlan, tolerancePct: number): Evidence {
-  if (!facts.sqft) return missingFromListing('interior area');
-  if (!finite(plan.interiorSqft)) return unknownForPlan('interior area');
+  if (!facts.sqft) return NO_AREA;
+  if (!finite(plan.interiorSqft)) return PLAN_NO_AREA;
   const [min, max] = facts.sqft;
   const asked = () => (min === max ? `${min} sq ft` : `${min}–${max} sq ft`);
   const tolerance = Math.max(1, (plan.interiorSqft * tolerancePct) / 100);
@@ -180,11 +239,10 @@ function sqftSignal(facts: ListingFacts, plan: CandidatePlan, tolerancePct: numb
   return { result: 'mismatch', score: 0, detail: vs };
 }
 
-function exposureSignal(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan): Evidence {
-  if (!facts.exposure)
-    return missingFromListing(listing.exposure ? `readable exposure ("${listing.exposure}")` : 'exposure');
-  const planExposure = plan.exposure ? parseExposure(plan.exposure) : null;
-  if (!planExposure) return unknownForPlan('exposure');
+function exposureSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
+  if (!facts.exposure) return facts.noExposure;
+  const planExposure = factsOf(plan).exposure;
+  if (!planExposure) return PLAN_NO_EXPOSURE;
   const steps = closestExposure(facts.exposure, planExposure);
   const vs = () => `${facts.exposure!.join('/')} vs ${planExposure.join('/')}`;
   if (steps === 0) return { result: 'match', score: 1, detail: vs };
@@ -192,45 +250,47 @@ function exposureSignal(listing: ListingInput, facts: ListingFacts, plan: Candid
   return { result: 'mismatch', score: 0, detail: vs };
 }
 
-/** Every weighted signal for one plan, in the order they are reported. */
+/** The weighted signals, in the order they are reported. */
+export const WEIGHTED_SIGNALS = [
+  'stack',
+  'floor_range',
+  'bedrooms',
+  'dens',
+  'bathrooms',
+  'interior_sqft',
+  'exposure',
+] as const satisfies readonly Exclude<SignalName, 'unit_schedule'>[];
+
+/** Every weighted signal for one plan, in the order of `WEIGHTED_SIGNALS`. */
 export function planEvidence(
   listing: ListingInput,
   facts: ListingFacts,
   plan: CandidatePlan,
   sqftTolerancePct: number,
-): [Exclude<SignalName, 'unit_schedule'>, Evidence][] {
+): Evidence[] {
   return [
-    ['stack', stackSignal(facts, plan)],
-    ['floor_range', floorSignal(facts, plan)],
-    ['bedrooms', bedroomsSignal(listing, plan)],
-    ['dens', densSignal(listing, plan)],
-    ['bathrooms', bathroomsSignal(listing, plan)],
-    ['interior_sqft', sqftSignal(facts, plan, sqftTolerancePct)],
-    ['exposure', exposureSignal(listing, facts, plan)],
+    stackSignal(facts, plan),
+    floorSignal(facts, plan),
+    bedroomsSignal(listing, plan),
+    densSignal(listing, plan),
+    bathroomsSignal(listing, plan),
+    sqftSignal(facts, plan, sqftTolerancePct),
+    exposureSignal(facts, plan),
   ];
 }
 
-/**
- * A plan's schedule in canonical spellings, built once per schedule array: a batch of 100 listings
- * against plans with hundreds of suites each would otherwise re-parse every suite per listing.
- */
-const schedules = new WeakMap<readonly string[], Set<string>>();
-function scheduleOf(plan: CandidatePlan): Set<string> {
-  let schedule = schedules.get(plan.unitNumbers);
-  if (!schedule) {
-    schedule = new Set(plan.unitNumbers.map(canonicalUnit));
-    schedules.set(plan.unitNumbers, schedule);
-  }
-  return schedule;
+/** Whether the listing's suite is in the plan's unit schedule: a hit decides the match outright. */
+export function inSchedule(facts: ListingFacts, plan: CandidatePlan): boolean {
+  return facts.unitKey !== null && plan.unitNumbers.length > 0 && factsOf(plan).schedule.has(facts.unitKey);
 }
 
-/** Whether the listing's suite is in the plan's unit schedule (reported with weight 0: a hit decides outright). */
+/** The unit-schedule signal as reported (weight 0: a hit decides outright). */
 export function scheduleSignal(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan): MatchSignal {
   const base = { signal: 'unit_schedule' as const, weight: 0 };
   if (!facts.unitKey) return { ...base, result: 'missing', score: 0, detail: 'listing gives no unit number' };
   if (!plan.unitNumbers.length)
     return { ...base, result: 'missing', score: 0, detail: 'plan has no unit schedule' };
-  return scheduleOf(plan).has(facts.unitKey)
+  return inSchedule(facts, plan)
     ? {
         ...base,
         result: 'match',
