@@ -455,6 +455,8 @@ describe('matchListing: properties', () => {
     ...TOWER,
     plan(5, { bedrooms: 2, unitNumbers: ['904'] }),
     plan(6, { name: 'PH Suite', bedrooms: 3 }),
+    plan(7, { bedrooms: 2, floorMin: 12, stacks: ['04'] }),
+    plan(8, { bedrooms: 1, floorMax: 9, stacks: ['05'], interiorSqft: 600 }),
   ];
 
   it('does not depend on the order plans arrive in, and its signals add up', () => {
@@ -467,6 +469,9 @@ describe('matchListing: properties', () => {
         if (result.candidates.length && signal(result, 'unit_schedule').result !== 'match') {
           expect(recomputed(result.signals)).toBeCloseTo(result.candidates[0].score, 3);
         }
+        // Latin-1 only: one wider character makes V8 write the whole answer as a two-byte string
+        // (several times slower to serialize and send).
+        for (const s of result.signals) expect(s.detail).toMatch(/^[\x20-\xff]+$/);
         if (result.status === 'matched')
           expect(result.bestMatch?.floorPlanId).toBe(result.candidates[0].floorPlanId);
         else expect(result.bestMatch).toBeNull();
