@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { escapeLiteral } from 'pg';
 import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
 import type { NativeQuery } from '../db/native.js';
 import { scopeSql, type Scope } from '../documents/scope.js';
@@ -63,34 +64,36 @@ interface PoolClient {
 }
 
 /**
- * Every spelling searched for a query's synonym variants (src/search/spellings.ts), with one
- * lookup of the index's vocabulary for the words the compound rule could use.
+ * Runs `work` on one connection (a read replica's when one is configured), in a read-only
+ * repeatable-read transaction with the statement deadline set for it alone. The transaction's first
+ * round trip also looks the query's compound candidates up in the index's vocabulary (one
+ * simple-protocol message: `begin`, `set local`, the lookup with the words as escaped literals),
+ * so `work` gets every spelling to search (src/search/spellings.ts) and a search costs three round
+ * trips: this, its one statement, `commit`.
  */
-async function withSpellings(query: NativeQuery, expanded: string[]): Promise<string[]> {
-  const candidates = spellingCandidates(expanded);
-  const known =
-    candidates.length === 0
-      ? []
-      : await query<{ word: string }>('select word from search_vocabulary where word = any($1::text[])', [
-          candidates,
-        ]);
-  return searchSpellings(expanded, new Set(known.map((r) => r.word)));
-}
-
-/**
- * Runs `work` on one connection (a read replica's when one is configured), in a read-only repeatable-read transaction (the count, the ranked
- * page and the hit details see one snapshot) with the statement deadline set for it alone.
- */
-async function readSnapshot<T>(em: EntityManager, work: (query: NativeQuery) => Promise<T>): Promise<T> {
+async function readSnapshot<T>(
+  em: EntityManager,
+  expanded: string[],
+  work: (query: NativeQuery, terms: string[], pool: object) => Promise<T>,
+): Promise<T> {
   const pool = (await em.getConnection('read').getNativeClient()) as { connect: () => Promise<PoolClient> };
   const client = await pool.connect();
+  const candidates = spellingCandidates(expanded);
   let failed: Error | undefined;
   try {
-    await client.query(
-      `begin isolation level repeatable read read only; set local statement_timeout = ${SEARCH_STATEMENT_TIMEOUT_MS}`,
+    const opened = await client.query(
+      `begin isolation level repeatable read read only; set local statement_timeout = ${SEARCH_STATEMENT_TIMEOUT_MS}` +
+        (candidates.length === 0
+          ? ''
+          : `; select word from search_vocabulary where word = any(array[${candidates.map(escapeLiteral).join(', ')}]::text[])`),
     );
+    const known =
+      candidates.length === 0 ? [] : (opened as unknown as { rows: { word: string }[] }[])[2].rows;
+    const terms = searchSpellings(expanded, new Set(known.map((r) => r.word)));
     const result = await work(
       async <R>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[],
+      terms,
+      pool,
     );
     await client.query('commit');
     return result;
@@ -110,24 +113,37 @@ async function readSnapshot<T>(em: EntityManager, work: (query: NativeQuery) => 
   }
 }
 
+interface CoverageRow {
+  cov_total: number;
+  cov_with_text: number;
+  cov_no_text: number;
+}
+
+/** The scope's documents by extraction outcome, as columns of the search's own statement. */
+function coverageSql(where: { sql: string }): string {
+  return `select count(*)::int as cov_total,
+                 count(*) filter (where e.status = 'completed')::int as cov_with_text,
+                 count(*) filter (where e.status in ('no_text', 'failed'))::int as cov_no_text
+            from document d left join extraction e on e.id = d.current_extraction_id
+           where ${where.sql}`;
+}
+
+function coverageOf(row: CoverageRow | undefined): Omit<SearchCoverageView, 'preFilterCandidates'> {
+  return {
+    totalActiveDocuments: row?.cov_total ?? 0,
+    documentsWithText: row?.cov_with_text ?? 0,
+    documentsWithNoText: row?.cov_no_text ?? 0,
+  };
+}
+
+/** The coverage alone, for a query with no searchable word. */
 async function coverage(
   query: NativeQuery,
   scope: Scope,
 ): Promise<Omit<SearchCoverageView, 'preFilterCandidates'>> {
   const where = scopeSql(scope, 1);
-  const [row] = await query<{ total: number; with_text: number; no_text: number }>(
-    `select count(*)::int as total,
-            count(*) filter (where e.status = 'completed')::int as with_text,
-            count(*) filter (where e.status in ('no_text', 'failed'))::int as no_text
-       from document d left join extraction e on e.id = d.current_extraction_id
-      where ${where.sql}`,
-    where.params,
-  );
-  return {
-    totalActiveDocuments: row?.total ?? 0,
-    documentsWithText: row?.with_text ?? 0,
-    documentsWithNoText: row?.no_text ?? 0,
-  };
+  const [row] = await query<CoverageRow>(coverageSql(where), where.params);
+  return coverageOf(row);
 }
 
 /**
@@ -147,28 +163,112 @@ async function coverage(
  * The rank is computed once per match, below a fence: above it, the window or group between would
  * hold every match's vector (at 1M chunks a phrase in 5% of them spilled 8 MB to disk).
  */
-function matchesSql(scope: Scope, tsquery: string): { sql: string; params: unknown[]; next: number } {
+function matchesSql(
+  scope: Scope,
+  tsquery: string,
+  viaIndex = false,
+): { sql: string; params: unknown[]; next: number; where: { sql: string } } {
   const where = scopeSql(scope, 2);
   const params: unknown[] = [tsquery, ...where.params];
-  // One project: `c.project_id = d.project_id` carries the project to the chunk's own index.
-  const sql = scope.projectId
-    ? `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category,
-              ts_rank(c.search_vector, $1::tsquery) as rank
-         from chunk c
-         join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
-        where c.search_vector @@ $1::tsquery and ${where.sql}
-       offset 0`
-    : `select c.chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.rank
-         from (select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, c.extraction_id,
-                      ts_rank(c.search_vector, $1::tsquery) as rank
-                 from chunk c
-                where c.search_vector @@ $1::tsquery
-               offset 0) c
-         join (select d.current_extraction_id, d.project_id, d.category
-                 from document d
-                where ${where.sql}
-               offset 0) d on d.current_extraction_id = c.extraction_id and d.project_id = c.project_id`;
-  return { sql, params, next: params.length + 1 };
+  let sql: string;
+  if (scope.projectId && viaIndex) {
+    // One project, rare words (projectPath): the search index's few entries for them, and the
+    // project's index, intersected ($2 is the project: scopeSql puts it first).
+    sql = `select c.chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.rank
+             from (select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, c.extraction_id,
+                          ts_rank(c.search_vector, $1::tsquery) as rank
+                     from chunk c
+                    where c.search_vector @@ $1::tsquery and c.project_id = $2
+                   offset 0) c
+             join document d on d.current_extraction_id = c.extraction_id and d.project_id = c.project_id
+            where ${where.sql}`;
+  } else if (scope.projectId) {
+    // One project: `c.project_id = d.project_id` carries the project to the chunk's own index.
+    sql = `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category,
+                  ts_rank(c.search_vector, $1::tsquery) as rank
+             from chunk c
+             join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
+            where c.search_vector @@ $1::tsquery and ${where.sql}
+           offset 0`;
+  } else {
+    sql = `select c.chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.rank
+             from (select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, c.extraction_id,
+                          ts_rank(c.search_vector, $1::tsquery) as rank
+                     from chunk c
+                    where c.search_vector @@ $1::tsquery
+                   offset 0) c
+             join (select d.current_extraction_id, d.project_id, d.category
+                     from document d
+                    where ${where.sql}
+                   offset 0) d on d.current_extraction_id = c.extraction_id and d.project_id = c.project_id`;
+  }
+  return { sql, params, next: params.length + 1, where };
+}
+
+/** The lexemes of a tsquery literal (src/search/lexemes.ts quotes each one: quotes doubled, backslashes escaped). */
+export function lexemesOf(tsquery: string): string[] {
+  return [...tsquery.matchAll(/'((?:[^']|'')*)'/g)].map((m) =>
+    m[1].replaceAll("''", "'").replaceAll('\\\\', '\\'),
+  );
+}
+
+/**
+ * The share of chunks below which the words of a project-scoped search count as rare: see
+ * projectPath.
+ */
+export const RARE_SHARE = 0.01;
+
+/**
+ * Whether a project-scoped search should start from the search index rather than from the
+ * project's chunks: only when PostgreSQL's statistics for `chunk.search_vector` (`frequencies`,
+ * the share of chunks each of its most common lexemes is in, from ANALYZE) put all of the query's
+ * lexemes together in under RARE_SHARE of the chunks. A lexeme they do not list is rarer than any
+ * they do, and counts as 0. Then the index lists few chunks and intersecting them with the
+ * project's is cheap (at 1M chunks, a phrase in 0.01% of them: about 2 ms against 15-20 ms for
+ * checking the project's 500 chunks); common words make the index list tens of thousands of
+ * chunks, and the project's own chunks are cheaper, as they are when there are no statistics
+ * (never analyzed). PostgreSQL cannot choose this itself: it multiplies a phrase's word
+ * frequencies and expects 3 chunks for 10,013.
+ */
+export function projectPath(
+  lexemes: string[],
+  frequencies: ReadonlyMap<string, number> | null,
+): 'index' | 'chunks' {
+  if (frequencies === null || lexemes.length === 0) return 'chunks';
+  const share = [...new Set(lexemes)].reduce((sum, l) => sum + (frequencies.get(l) ?? 0), 0);
+  return share < RARE_SHARE ? 'index' : 'chunks';
+}
+
+/** How long the statistics' lexeme frequencies are kept before they are read again. */
+const FREQUENCIES_TTL_MS = 60_000;
+const frequenciesCache = new WeakMap<
+  object,
+  { at: number; frequencies: Promise<ReadonlyMap<string, number> | null> }
+>();
+
+/** Forgets the statistics read so far (after an ANALYZE, for a caller that cannot wait a minute). */
+export function forgetLexemeFrequencies(pool: object): void {
+  frequenciesCache.delete(pool);
+}
+
+/**
+ * The share of chunks each of the most common lexemes of `chunk.search_vector` is in (its
+ * most_common_elems and their frequencies, from ANALYZE), or null when the column has no
+ * statistics; read at most once a minute per pool (they change only when the table is analyzed).
+ */
+function lexemeFrequencies(pool: object, query: NativeQuery): Promise<ReadonlyMap<string, number> | null> {
+  const cached = frequenciesCache.get(pool);
+  if (cached && Date.now() - cached.at < FREQUENCIES_TTL_MS) return cached.frequencies;
+  const frequencies = query<{ elems: string[] | null; freqs: number[] | null }>(
+    `select most_common_elems::text::text[] as elems, most_common_elem_freqs as freqs from pg_stats
+      where schemaname = current_schema() and tablename = 'chunk' and attname = 'search_vector'`,
+    [],
+  ).then(([row]) =>
+    row?.elems && row.freqs ? new Map(row.elems.map((elem, i) => [elem, Number(row.freqs![i])])) : null,
+  );
+  frequenciesCache.set(pool, { at: Date.now(), frequencies });
+  frequencies.catch(() => frequenciesCache.delete(pool));
+  return frequencies;
 }
 
 /** What a shown hit needs: its texts (for the post-filter's span and the excerpt) and labels. */
@@ -187,6 +287,14 @@ interface HitDetails {
   project_name: string;
 }
 
+/** The columns of HitDetails, from `c` (chunk), `d` (its document) and `p` (its project). */
+const HIT_COLUMNS = `c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.page_number,
+  c.raw_text, c.search_text, c.text_hash, c.extraction_id, d.name as document_name, p.name as project_name`;
+
+/** The shown hit's joins, `c` being chunk `<id>`. */
+const HIT_JOINS = (id: string) =>
+  `join chunk c on c.id = ${id} join document d on d.id = c.document_id join project p on p.id = c.project_id`;
+
 interface Hit {
   details: HitDetails;
   term: string;
@@ -195,27 +303,13 @@ interface Hit {
 }
 
 /**
- * Reads the shown hits' text, in the given order, and finds each one's first match with the
- * strict post-filter (for the excerpt and `matched_term`). The pre-filter agrees with it by
- * construction (a property test proves it); a chunk where they disagreed would be left out rather
- * than shown without a match.
+ * A shown hit's first match, found with the strict post-filter (for the excerpt and
+ * `matched_term`). The pre-filter agrees with it by construction (a property test proves it); a
+ * chunk where they disagreed would be left out rather than shown without a match.
  */
-async function showHits(query: NativeQuery, chunkIds: number[], terms: string[]): Promise<Hit[]> {
-  if (chunkIds.length === 0) return [];
-  const rows = await query<HitDetails>(
-    `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.page_number,
-            c.raw_text, c.search_text, c.text_hash, c.extraction_id,
-            d.name as document_name, p.name as project_name
-       from chunk c join document d on d.id = c.document_id join project p on p.id = c.project_id
-      where c.id = any($1::int[])`,
-    [chunkIds],
-  );
-  const byId = new Map(rows.map((r) => [r.chunk_id, r]));
-  return chunkIds.flatMap((id) => {
-    const details = byId.get(id);
-    const found = details && findFirstMatch(details.search_text, terms);
-    return details && found ? [{ details, term: found.term, start: found.start, end: found.end }] : [];
-  });
+function postFilter(details: HitDetails, terms: string[]): Hit | null {
+  const found = findFirstMatch(details.search_text, terms);
+  return found ? { details, term: found.term, start: found.start, end: found.end } : null;
 }
 
 function excerptOf(hit: Hit): string {
@@ -262,27 +356,37 @@ export async function searchDocumentText(
     category,
     historical: access.historical && !!input.includeHistorical,
   };
-  const expanded = expandQuery(q).terms;
-  return readSnapshot(em, async (query) => {
-    const terms = await withSpellings(query, expanded);
+  return readSnapshot(em, expandQuery(q).terms, async (query, terms, pool) => {
     const tsquery = searchQueryLiteral(terms);
-    const counts = await coverage(query, scope);
+    let counts: Omit<SearchCoverageView, 'preFilterCandidates'>;
     let total = 0;
-    let hits: Hit[] = [];
-    if (tsquery !== null) {
-      const m = matchesSql(scope, tsquery);
-      // The window count is taken over every match before the limit: one pass, exact.
-      const rows = await query<{ chunk_id: number; total: number }>(
-        `select m.chunk_id, count(*) over ()::int as total from (${m.sql}) m
-          order by m.rank desc, m.document_id, m.chunk_index limit $${m.next}`,
+    const hits: Hit[] = [];
+    if (tsquery === null) {
+      counts = await coverage(query, scope);
+    } else {
+      const viaIndex =
+        !!scope.projectId &&
+        projectPath(lexemesOf(tsquery), await lexemeFrequencies(pool, query)) === 'index';
+      const m = matchesSql(scope, tsquery, viaIndex);
+      // One statement: the coverage, the match count (a window over every match before the limit:
+      // one pass, exact) and the shown page with its hits' details, in the search's order.
+      const rows = await query<CoverageRow & Partial<HitDetails> & { total: number | null }>(
+        `with page as (
+           select m.chunk_id, m.rank, m.document_id, m.chunk_index, count(*) over ()::int as total
+             from (${m.sql}) m
+            order by m.rank desc, m.document_id, m.chunk_index, m.chunk_id limit $${m.next})
+         select cov.*, page.total, ${HIT_COLUMNS}
+           from (${coverageSql(m.where)}) cov
+           left join (page ${HIT_JOINS('page.chunk_id')}) on true
+          order by page.rank desc, page.document_id, page.chunk_index, page.chunk_id`,
         [...m.params, limit],
       );
+      counts = coverageOf(rows[0]);
       total = rows[0]?.total ?? 0;
-      hits = await showHits(
-        query,
-        rows.map((r) => r.chunk_id),
-        terms,
-      );
+      for (const row of rows) {
+        const hit = row.total === null ? null : postFilter(row as HitDetails, terms);
+        if (hit) hits.push(hit);
+      }
     }
     return {
       data: hits.map(toChunkHit),
@@ -310,56 +414,56 @@ export async function findProjectsMentioning(
   const category = validateCategory(input.category);
   const limit = validateRange('limit', input.limit, PROJECTS_MENTIONING_LIMIT);
   const scope: Scope = { category, historical: access.historical && !!input.includeHistorical };
-  const expanded = expandQuery(q).terms;
-  return readSnapshot(em, async (query) => {
-    const terms = await withSpellings(query, expanded);
+  return readSnapshot(em, expandQuery(q).terms, async (query, terms) => {
     const tsquery = searchQueryLiteral(terms);
-    const counts = await coverage(query, scope);
+    let counts: Omit<SearchCoverageView, 'preFilterCandidates'>;
     let total = 0;
     let candidates = 0;
-    let data: ProjectMatchView[] = [];
-    if (tsquery !== null) {
+    const data: ProjectMatchView[] = [];
+    if (tsquery === null) {
+      counts = await coverage(query, scope);
+    } else {
       const m = matchesSql(scope, tsquery);
-      // Per-project tallies in SQL; a project's best hit is its first in the search's own order.
-      const rows = await query<{
-        project_id: number;
-        match_count: number;
-        categories: string[];
-        best_chunk_id: number;
-        total: number;
-        chunks: string;
-      }>(
-        `select p.*, count(*) over ()::int as total, sum(p.match_count) over () as chunks
-           from (select m.project_id, count(*)::int as match_count, sum(m.rank::float8) as rank,
-                        array_agg(distinct m.category order by m.category) as categories,
-                        -- the least of (-rank, document, chunk index, chunk): the project's first hit in
-                        -- the search's own order, found without sorting the group (ids fit a float8 exactly)
-                        (min(array[-m.rank::float8, m.document_id, m.chunk_index, m.chunk_id]))[4]::int as best_chunk_id
-                   from (${m.sql}) m group by m.project_id) p
-          order by p.match_count desc, p.rank desc, p.project_id limit $${m.next}`,
+      // One statement: the coverage, per-project tallies (a project's best hit is its first in the
+      // search's own order) and the shown projects' best hits with their details.
+      const rows = await query<
+        CoverageRow &
+          Partial<HitDetails> & {
+            total: number | null;
+            chunks: string | null;
+            match_count: number;
+            categories: string[];
+          }
+      >(
+        `with page as (
+           select g.*, count(*) over ()::int as total, sum(g.match_count) over () as chunks
+             from (select m.project_id, count(*)::int as match_count, sum(m.rank::float8) as rank,
+                          array_agg(distinct m.category order by m.category) as categories,
+                          -- the least of (-rank, document, chunk index, chunk): the project's first hit in
+                          -- the search's own order, found without sorting the group (ids fit a float8 exactly)
+                          (min(array[-m.rank::float8, m.document_id, m.chunk_index, m.chunk_id]))[4]::int as best_chunk_id
+                     from (${m.sql}) m group by m.project_id) g
+            order by g.match_count desc, g.rank desc, g.project_id limit $${m.next})
+         select cov.*, page.total, page.chunks, page.match_count, page.categories, ${HIT_COLUMNS}
+           from (${coverageSql(m.where)}) cov
+           left join (page ${HIT_JOINS('page.best_chunk_id')}) on true
+          order by page.match_count desc, page.rank desc, page.project_id`,
         [...m.params, limit],
       );
+      counts = coverageOf(rows[0]);
       total = rows[0]?.total ?? 0;
       candidates = Number(rows[0]?.chunks ?? 0);
-      const hits = await showHits(
-        query,
-        rows.map((r) => r.best_chunk_id),
-        terms,
-      );
-      const hitOf = new Map(hits.map((h) => [h.details.project_id, h]));
-      data = rows.flatMap((r) => {
-        const best = hitOf.get(r.project_id);
-        if (!best) return [];
-        return [
-          {
-            projectId: r.project_id,
-            projectName: best.details.project_name,
-            matchCount: r.match_count,
-            categoriesMatched: r.categories,
-            bestExcerpt: excerptOf(best),
-          },
-        ];
-      });
+      for (const row of rows) {
+        const best = row.total === null ? null : postFilter(row as HitDetails, terms);
+        if (!best) continue;
+        data.push({
+          projectId: best.details.project_id,
+          projectName: best.details.project_name,
+          matchCount: row.match_count,
+          categoriesMatched: row.categories,
+          bestExcerpt: excerptOf(best),
+        });
+      }
     }
     return {
       data,

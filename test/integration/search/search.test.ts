@@ -7,6 +7,9 @@ import {
   createUser,
 } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
+import { searchQueryLiteral } from '../../../src/search/lexemes.js';
+import { forgetLexemeFrequencies, lexemesOf, projectPath } from '../../../src/search/search.service.js';
+import { expandQuery } from '../../../src/search/synonyms.js';
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
@@ -182,6 +185,53 @@ describe('search-document-text', () => {
       message: expect.stringMatching(message),
       extensions: { code: 'BAD_USER_INPUT' },
     });
+  });
+});
+
+describe('project-scoped search from the search index (rare words)', () => {
+  it('after ANALYZE, words in under 1% of chunks start from the index, common ones from the chunks: same answers', async () => {
+    // 120 more chunks, so that a word found once is in under 1% of them.
+    await upload(
+      lakeside,
+      'lakeside-pages.pdf',
+      'brochure',
+      Array.from({ length: 120 }, (_, i) => `Page ${i}: the lobby, amenities and the concierge desk.`),
+    );
+    await t.app.deps.ingestion.queue.idle();
+    const scoped = async (q: string) => {
+      const res = await search({ q, p: Number(harbour) });
+      expect(res.errors).toBeUndefined();
+      const { data, meta } = res.data.searchDocumentText;
+      return { chunks: data.map((h: any) => [h.documentName, h.pageNumber]), total: meta.totalChunksMatched };
+    };
+    const queries = ['drapery', 'frameless glass shower', 'lobby', 'gas range', 'assignment', 'wine fridge'];
+    // One at a time: a credential has at most two searches in flight.
+    const all = async () => {
+      const answers = [];
+      for (const q of queries) answers.push(await scoped(q));
+      return answers;
+    };
+    const before = await all();
+
+    const pool = (await t.app.db.orm.em.getConnection('read').getNativeClient()) as {
+      query: (sql: string) => Promise<{ rows: { elems: string[] | null; freqs: number[] | null }[] }>;
+    };
+    await pool.query('analyze chunk');
+    forgetLexemeFrequencies(pool);
+    const { rows } = await pool.query(
+      `select most_common_elems::text::text[] as elems, most_common_elem_freqs as freqs from pg_stats
+        where schemaname = current_schema() and tablename = 'chunk' and attname = 'search_vector'`,
+    );
+    const frequencies = new Map(rows[0].elems!.map((e, i) => [e, Number(rows[0].freqs![i])]));
+    const path = (q: string) =>
+      projectPath(lexemesOf(searchQueryLiteral(expandQuery(q).terms)!), frequencies);
+    expect(path('drapery')).toBe('index');
+    expect(path('lobby')).toBe('chunks');
+
+    const after = await all();
+    expect(after).toEqual(before);
+    expect(after[0]).toEqual({ chunks: [['harbour-features.pdf', 2]], total: 1 });
+    expect(after[2].total).toBeGreaterThan(1);
   });
 });
 
