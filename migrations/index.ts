@@ -7,6 +7,7 @@ import { Migration20261124002000WholeNumbers } from './Migration20261124002000Wh
 import { Migration20261124004000SearchVocabulary } from './Migration20261124004000SearchVocabulary.js';
 import { Migration20261124180000CacheGeneration } from './Migration20261124180000CacheGeneration.js';
 import { Migration20261124194000InlineSearchVector } from './Migration20261124194000InlineSearchVector.js';
+import { Migration20261125183000SearchGeneration } from './Migration20261125183000SearchGeneration.js';
 
 // The ordered list of migrations, imported statically so they run the same from source (tests) and from dist.
 export const MIGRATIONS = [
@@ -22,4 +23,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124004000SearchVocabulary', class: Migration20261124004000SearchVocabulary },
   { name: 'Migration20261124180000CacheGeneration', class: Migration20261124180000CacheGeneration },
   { name: 'Migration20261124194000InlineSearchVector', class: Migration20261124194000InlineSearchVector },
+  { name: 'Migration20261125183000SearchGeneration', class: Migration20261125183000SearchGeneration },
 ];

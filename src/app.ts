@@ -6,6 +6,7 @@ import type { AppConfig } from './config.js';
 import type { AppDeps } from './context/context.js';
 import { migrateUp, openDatabase, type Database } from './db/orm.js';
 import { ensureSearchIndex } from './db/search-index.js';
+import { configureSearchCache } from './search/search-cache.js';
 import { DatabaseAvailability } from './db/availability.js';
 import { watchPool } from './db/pool-watch.js';
 import {
@@ -118,6 +119,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   const applied = await migrateUp(db.orm);
   if (applied.length) server.log.info({ migrations: applied }, 'database migrated');
   const searchIndex = await ensureSearchIndex(db.orm.em, config.searchIndex, !!db.pglite);
+  configureSearchCache(config.searchCacheEntries);
   server.log.info({ searchIndex }, 'search index');
   const availability = new DatabaseAvailability(server.log);
   // After the migrations, which may run longer than any request's statement should.

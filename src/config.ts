@@ -63,6 +63,7 @@ const EnvSchema = z.object({
   OVERLOAD_MAX_RSS_BYTES: z.coerce.number().int().min(0).default(0),
   OVERLOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
   SEARCHES_IN_FLIGHT_PER_CREDENTIAL: z.coerce.number().int().min(0).max(1000).default(2),
+  SEARCH_CACHE_ENTRIES: z.coerce.number().int().min(0).max(100_000).default(500),
   SEARCH_CONCURRENCY: z.coerce
     .number()
     .int()
@@ -155,6 +156,8 @@ export interface AppConfig {
   readonly searchesInFlightPerCredential: number;
   /** Searches running at once in this process, whoever asks (0: no cap); see src/context/in-flight.ts. */
   readonly searchConcurrency: number;
+  /** Search answers kept per database pool until the corpus changes (0: none); src/search/search-cache.ts. */
+  readonly searchCacheEntries: number;
   /** The chunk search index (SEARCH_INDEX): RUM verifies phrases in the index; GIN rechecks rows. */
   readonly searchIndex: SearchIndexKind;
 }
@@ -256,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     searchesInFlightPerCredential: e.SEARCHES_IN_FLIGHT_PER_CREDENTIAL,
     searchConcurrency: e.SEARCH_CONCURRENCY,
+    searchCacheEntries: e.SEARCH_CACHE_ENTRIES,
     searchIndex: e.SEARCH_INDEX,
     extraction: Object.freeze({
       maxMemoryMb: e.EXTRACT_MEMORY_MB,

@@ -7,6 +7,7 @@ import { badInput } from '../errors/catalogue.js';
 import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
 import { validateCategory, validateRange } from '../errors/validate.js';
 import { searchQueryLiteral } from './lexemes.js';
+import { cachedAnswer, SEARCH_GENERATION_SQL } from './search-cache.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
 import { searchSpellings, spellingCandidates } from './spellings.js';
@@ -66,14 +67,16 @@ interface PoolClient {
 /**
  * Runs `work` on one connection (a read replica's when one is configured), in a read-only
  * repeatable-read transaction with the statement deadline set for it alone. The transaction's first
- * round trip also looks the query's compound candidates up in the index's vocabulary (one
- * simple-protocol message: `begin`, `set local`, the lookup with the words as escaped literals),
- * so `work` gets every spelling to search (src/search/spellings.ts) and a search costs three round
- * trips: this, its one statement, `commit`.
+ * round trip also reads the search generations and looks the query's compound candidates up in the
+ * index's vocabulary (one simple-protocol message: `begin`, `set local`, the two reads, the words as
+ * escaped literals), so `work` gets every spelling to search (src/search/spellings.ts) and a search
+ * costs three round trips: this, its one statement, `commit`; two when the answer for `key` was
+ * kept under the same generations (src/search/search-cache.ts).
  */
 async function readSnapshot<T>(
   em: EntityManager,
   expanded: string[],
+  key: string,
   work: (query: NativeQuery, terms: string[], pool: object) => Promise<T>,
 ): Promise<T> {
   const pool = (await em.getConnection('read').getNativeClient()) as { connect: () => Promise<PoolClient> };
@@ -81,19 +84,20 @@ async function readSnapshot<T>(
   const candidates = spellingCandidates(expanded);
   let failed: Error | undefined;
   try {
-    const opened = await client.query(
-      `begin isolation level repeatable read read only; set local statement_timeout = ${SEARCH_STATEMENT_TIMEOUT_MS}` +
+    const opened = (await client.query(
+      `begin isolation level repeatable read read only; set local statement_timeout = ${SEARCH_STATEMENT_TIMEOUT_MS}; ${SEARCH_GENERATION_SQL}` +
         (candidates.length === 0
           ? ''
           : `; select word from search_vocabulary where word = any(array[${candidates.map(escapeLiteral).join(', ')}]::text[])`),
-    );
-    const known =
-      candidates.length === 0 ? [] : (opened as unknown as { rows: { word: string }[] }[])[2].rows;
-    const terms = searchSpellings(expanded, new Set(known.map((r) => r.word)));
-    const result = await work(
-      async <R>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[],
-      terms,
-      pool,
+    )) as unknown as { rows: unknown[] }[];
+    const generation = opened[2].rows[0] as { search: string; catalogue: string };
+    const known = candidates.length === 0 ? [] : (opened[3].rows as { word: string }[]);
+    const result = await cachedAnswer(pool, generation, key, () =>
+      work(
+        async <R>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[],
+        searchSpellings(expanded, new Set(known.map((r) => r.word))),
+        pool,
+      ),
     );
     await client.query('commit');
     return result;
@@ -356,7 +360,15 @@ export async function searchDocumentText(
     category,
     historical: access.historical && !!input.includeHistorical,
   };
-  return readSnapshot(em, expandQuery(q).terms, async (query, terms, pool) => {
+  const key = JSON.stringify([
+    'search',
+    q,
+    scope.projectId ?? null,
+    category ?? null,
+    scope.historical,
+    limit,
+  ]);
+  return readSnapshot(em, expandQuery(q).terms, key, async (query, terms, pool) => {
     const tsquery = searchQueryLiteral(terms);
     let counts: Omit<SearchCoverageView, 'preFilterCandidates'>;
     let total = 0;
@@ -414,7 +426,8 @@ export async function findProjectsMentioning(
   const category = validateCategory(input.category);
   const limit = validateRange('limit', input.limit, PROJECTS_MENTIONING_LIMIT);
   const scope: Scope = { category, historical: access.historical && !!input.includeHistorical };
-  return readSnapshot(em, expandQuery(q).terms, async (query, terms) => {
+  const key = JSON.stringify(['find', q, category ?? null, scope.historical, limit]);
+  return readSnapshot(em, expandQuery(q).terms, key, async (query, terms) => {
     const tsquery = searchQueryLiteral(terms);
     let counts: Omit<SearchCoverageView, 'preFilterCandidates'>;
     let total = 0;

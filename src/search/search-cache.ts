@@ -1,0 +1,123 @@
+/**
+ * Search answers kept on each node and given again, exactly, while nothing they were read from has
+ * changed. A search's first round trip reads the `search` and `catalogue` generations
+ * (migrations/Migration20261125183000SearchGeneration.ts) in the same snapshot as the rest of the
+ * search: an answer stored under them is exactly what that snapshot holds, and it serves any later
+ * search that reads the same numbers. Triggers bump `search` in the transaction that changes a
+ * chunk, a document, an extraction's status or the vocabulary, and `catalogue` for a project's
+ * name, so a change committed anywhere (an upload on another node, a re-index, psql) ends every
+ * answer kept before it on every node, at the next search.
+ *
+ * Common terms are what buyers ask about, and an answer for one costs hundreds of milliseconds at
+ * 1M chunks; the same answer costs a round trip while the corpus is unchanged.
+ */
+
+/**
+ * The most answers kept per database pool (SEARCH_CACHE_ENTRIES; 0 keeps none): one answer is at
+ * most 25 hits' excerpts (~10 kB). Set for the process by the app at start (configureSearchCache).
+ */
+let capacity = 500;
+/** Bumped by configureSearchCache: every cache empties itself at its next use. */
+let epoch = 0;
+
+/** How many answers each pool's cache keeps from now on (0: none); what was kept is dropped. */
+export function configureSearchCache(entries: number): void {
+  capacity = entries;
+  epoch++;
+}
+
+/** Drops every kept answer (the bench measures searches that find none). */
+export function forgetSearchAnswers(): void {
+  epoch++;
+}
+
+interface GenerationRow {
+  search: string;
+  catalogue: string;
+}
+
+/** Whether generations `a` are later than `b` (both counters only ever grow). */
+function later(a: GenerationRow, b: GenerationRow): boolean {
+  return BigInt(a.search) > BigInt(b.search) || BigInt(a.catalogue) > BigInt(b.catalogue);
+}
+
+class SearchCache {
+  private generation: GenerationRow | null = null;
+  private readonly entries = new Map<string, unknown>();
+  private epoch = epoch;
+
+  get(generation: GenerationRow, key: string): unknown {
+    if (this.epoch !== epoch) {
+      this.epoch = epoch;
+      this.entries.clear();
+    }
+    if (!this.same(generation)) return undefined;
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      // Most recently used last: the first entry is the one dropped when the cache is full.
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(generation: GenerationRow, key: string, value: unknown): void {
+    if (!this.same(generation)) {
+      // An answer from an older snapshot than the cache's (a search that began before a commit
+      // another search has already seen) is not kept; a newer one starts the cache afresh.
+      if (this.generation && !later(generation, this.generation)) return;
+      this.generation = generation;
+      this.entries.clear();
+    }
+    if (capacity === 0) return;
+    this.entries.set(key, value);
+    if (this.entries.size > capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  private same(generation: GenerationRow): boolean {
+    return (
+      this.generation !== null &&
+      this.generation.search === generation.search &&
+      this.generation.catalogue === generation.catalogue
+    );
+  }
+}
+
+/** One cache per database pool (the primary's, or a replica's when searches go there). */
+const caches = new WeakMap<object, SearchCache>();
+const counts = { hits: 0, misses: 0 };
+
+/** The statement that reads the generations, as the search's first round trip runs it. */
+export const SEARCH_GENERATION_SQL =
+  'select search::text as search, catalogue::text as catalogue from cache_generation where id = 1';
+
+/** Searches answered from the cache and not, since the process started (for tests and operators). */
+export function searchCacheCounts(): { hits: number; misses: number } {
+  return { ...counts };
+}
+
+/**
+ * The answer kept for `key` under `generation`, or the one `compute` gives, then kept. The caller
+ * treats answers as read-only: the same object may go to several requests.
+ */
+export async function cachedAnswer<T>(
+  pool: object,
+  generation: GenerationRow,
+  key: string,
+  compute: () => Promise<T>,
+): Promise<T> {
+  let cache = caches.get(pool);
+  if (!cache) {
+    cache = new SearchCache();
+    caches.set(pool, cache);
+  }
+  const kept = cache.get(generation, key);
+  if (kept !== undefined) {
+    counts.hits++;
+    return kept as T;
+  }
+  counts.misses++;
+  const answer = await compute();
+  cache.set(generation, key, answer);
+  return answer;
+}
