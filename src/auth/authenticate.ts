@@ -138,10 +138,9 @@ async function credentialRow<T extends KeyRow | TokenRow>(
   const cached = credentials.get(cacheKey);
   if (cached && !isLater((await generationsFor(em)).auth, cached.generation)) return cached.row as T;
   const query = await nativeQuery(em);
-  const [row] = await query<T & { auth_generation: string; catalogue_generation: string }>(
-    kind === 'key' ? KEY_SQL : TOKEN_SQL,
-    [hash],
-  );
+  const [row] = await query<
+    T & { auth_generation: string; catalogue_generation: string; search_generation: string }
+  >(kind === 'key' ? KEY_SQL : TOKEN_SQL, [hash]);
   if (!row) {
     credentials.delete(cacheKey);
     return undefined;

@@ -17,11 +17,14 @@ export interface Generations {
   auth: string;
   /** Developers, projects, buildings, floor plans. */
   catalogue: string;
+  /** Chunks, documents, extractions' status, the search vocabulary (src/search/search-cache.ts). */
+  search: string;
 }
 
 interface GenerationRow {
   auth_generation: string;
   catalogue_generation: string;
+  search_generation: string;
 }
 
 interface Pool {
@@ -45,6 +48,7 @@ class GenerationReader {
     return {
       auth: `${this.database}:${row.auth_generation}`,
       catalogue: `${this.database}:${row.catalogue_generation}`,
+      search: `${this.database}:${row.search_generation}`,
     };
   }
 
@@ -85,7 +89,8 @@ const perRequest = new WeakMap<EntityManager, Promise<Generations>>();
 
 /** The columns of a statement that reads the generations along with its rows, in its snapshot. */
 export const GENERATION_COLUMNS = `(select auth::text from cache_generation where id = 1) as auth_generation,
-  (select catalogue::text from cache_generation where id = 1) as catalogue_generation`;
+  (select catalogue::text from cache_generation where id = 1) as catalogue_generation,
+  (select search::text from cache_generation where id = 1) as search_generation`;
 
 async function readerFor(em: EntityManager): Promise<GenerationReader> {
   const pool = (await em.getConnection('write').getNativeClient()) as Pool;

@@ -3,7 +3,8 @@
  * changed. A search's first round trip reads the `search` and `catalogue` generations
  * (migrations/Migration20261125183000SearchGeneration.ts) in the same snapshot as the rest of the
  * search: an answer stored under them is exactly what that snapshot holds, and it serves any later
- * search that reads the same numbers. Triggers bump `search` in the transaction that changes a
+ * search that reads the same numbers, among them a request's own generations, read once per
+ * request after it arrived (src/db/generation.ts): a kept answer then costs no round trip. Triggers bump `search` in the transaction that changes a
  * chunk, a document, an extraction's status or the vocabulary, and `catalogue` for a project's
  * name, so a change committed anywhere (an upload on another node, a re-index, psql) ends every
  * answer kept before it on every node, at the next search.
@@ -31,7 +32,7 @@ export function forgetSearchAnswers(): void {
   epoch++;
 }
 
-interface GenerationRow {
+export interface GenerationRow {
   search: string;
   catalogue: string;
 }
@@ -83,7 +84,7 @@ class SearchCache {
   }
 }
 
-/** One cache per database pool (the primary's, or a replica's when searches go there). */
+/** One cache per database: keyed by its primary's pool. */
 const caches = new WeakMap<object, SearchCache>();
 const counts = { hits: 0, misses: 0 };
 
@@ -96,28 +97,33 @@ export function searchCacheCounts(): { hits: number; misses: number } {
   return { ...counts };
 }
 
-/**
- * The answer kept for `key` under `generation`, or the one `compute` gives, then kept. The caller
- * treats answers as read-only: the same object may go to several requests.
- */
-export async function cachedAnswer<T>(
-  pool: object,
-  generation: GenerationRow,
-  key: string,
-  compute: () => Promise<T>,
-): Promise<T> {
+function cacheOf(pool: object): SearchCache {
   let cache = caches.get(pool);
   if (!cache) {
     cache = new SearchCache();
     caches.set(pool, cache);
   }
-  const kept = cache.get(generation, key);
-  if (kept !== undefined) {
-    counts.hits++;
-    return kept as T;
-  }
+  return cache;
+}
+
+/**
+ * The answer kept for `key` under `generation` in the cache of `pool` (the primary's: an answer
+ * read on a replica at the same generations is the same answer), or undefined. The caller treats
+ * answers as read-only: the same object may go to several requests.
+ */
+export function keptAnswer(pool: object, generation: GenerationRow, key: string): unknown {
+  const kept = cacheOf(pool).get(generation, key);
+  if (kept !== undefined) counts.hits++;
+  return kept;
+}
+
+/** Keeps `answer`, read in a snapshot whose generations were `generation`. */
+export function keepAnswer(pool: object, generation: GenerationRow, key: string, answer: unknown): void {
   counts.misses++;
-  const answer = await compute();
-  cache.set(generation, key, answer);
-  return answer;
+  cacheOf(pool).set(generation, key, answer);
+}
+
+/** A request's generations (src/db/generation.ts, tagged with their database) as the cache keys them. */
+export function untagged(generations: { search: string; catalogue: string }): GenerationRow {
+  return { search: generations.search.split(':')[1], catalogue: generations.catalogue.split(':')[1] };
 }

@@ -7,7 +7,8 @@ import { badInput } from '../errors/catalogue.js';
 import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
 import { validateCategory, validateRange } from '../errors/validate.js';
 import { searchQueryLiteral } from './lexemes.js';
-import { cachedAnswer, SEARCH_GENERATION_SQL } from './search-cache.js';
+import { keepAnswer, keptAnswer, SEARCH_GENERATION_SQL, untagged } from './search-cache.js';
+import { generationsFor } from '../db/generation.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
 import { searchSpellings, spellingCandidates } from './spellings.js';
@@ -70,8 +71,8 @@ interface PoolClient {
  * round trip also reads the search generations and looks the query's compound candidates up in the
  * index's vocabulary (one simple-protocol message: `begin`, `set local`, the two reads, the words as
  * escaped literals), so `work` gets every spelling to search (src/search/spellings.ts) and a search
- * costs three round trips: this, its one statement, `commit`; two when the answer for `key` was
- * kept under the same generations (src/search/search-cache.ts).
+ * costs three round trips: this, its one statement, `commit`; none when the answer for `key` was
+ * kept under the request's generations, two when under the snapshot's (src/search/search-cache.ts).
  */
 async function readSnapshot<T>(
   em: EntityManager,
@@ -79,6 +80,10 @@ async function readSnapshot<T>(
   key: string,
   work: (query: NativeQuery, terms: string[], pool: object) => Promise<T>,
 ): Promise<T> {
+  // The request's own generations, read after it arrived: an answer kept under them needs no round trip.
+  const primary = await em.getConnection('write').getNativeClient();
+  const kept = keptAnswer(primary, untagged(await generationsFor(em)), key) as T | undefined;
+  if (kept !== undefined) return kept;
   const pool = (await em.getConnection('read').getNativeClient()) as { connect: () => Promise<PoolClient> };
   const client = await pool.connect();
   const candidates = spellingCandidates(expanded);
@@ -92,13 +97,16 @@ async function readSnapshot<T>(
     )) as unknown as { rows: unknown[] }[];
     const generation = opened[2].rows[0] as { search: string; catalogue: string };
     const known = candidates.length === 0 ? [] : (opened[3].rows as { word: string }[]);
-    const result = await cachedAnswer(pool, generation, key, () =>
-      work(
+    // Kept since the request read its generations (a commit in between), or under a replica's.
+    let result = keptAnswer(primary, generation, key) as T | undefined;
+    if (result === undefined) {
+      result = await work(
         async <R>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[],
         searchSpellings(expanded, new Set(known.map((r) => r.word))),
         pool,
-      ),
-    );
+      );
+      keepAnswer(primary, generation, key, result);
+    }
     await client.query('commit');
     return result;
   } catch (err) {
