@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { searchCacheCounts } from '../../../src/search/search-cache.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { createProject, memberToken } from '../../support/factories.js';
@@ -61,9 +62,24 @@ afterAll(async () => {
 });
 
 describe('search answers kept by generation', () => {
-  it('gives the same answer again from the cache while nothing changed', async () => {
+  it('gives the same answer again from the cache while nothing changed, without a round trip of its own', async () => {
     const a = await search();
-    const b = await search();
+    // None of the search's own statements (begin, its statement, commit) run for a kept answer.
+    const statements: string[] = [];
+    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const query = Object.getOwnPropertyDescriptor(proto, 'query')!.value as (...args: unknown[]) => unknown;
+    proto.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = args[0];
+      statements.push(typeof text === 'string' ? text : String((text as { text?: string })?.text));
+      return query.apply(this, args);
+    };
+    let b: Awaited<ReturnType<typeof search>>;
+    try {
+      b = await search();
+    } finally {
+      proto.query = query;
+    }
+    expect(statements.filter((sql) => /\bbegin\b|search_vector/.test(sql))).toEqual([]);
     expect(b.cached).toBe(true);
     expect(b.data).toEqual(a.data);
     expect(a.data.searchDocumentText.meta.totalChunksMatched).toBe(1);
