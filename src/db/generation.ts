@@ -21,7 +21,7 @@ export interface Generations {
   search: string;
 }
 
-interface GenerationRow {
+export interface GenerationRow {
   auth_generation: string;
   catalogue_generation: string;
   search_generation: string;

@@ -1,16 +1,20 @@
+import { isLater, type Generations } from '../db/generation.js';
+
 /**
  * Search answers kept on each node and given again, exactly, while nothing they were read from has
- * changed. A search's first round trip reads the `search` and `catalogue` generations
- * (migrations/Migration20261125183000SearchGeneration.ts) in the same snapshot as the rest of the
- * search: an answer stored under them is exactly what that snapshot holds, and it serves any later
- * search that reads the same numbers, among them a request's own generations, read once per
- * request after it arrived (src/db/generation.ts): a kept answer then costs no round trip. Triggers bump `search` in the transaction that changes a
- * chunk, a document, an extraction's status or the vocabulary, and `catalogue` for a project's
- * name, so a change committed anywhere (an upload on another node, a re-index, psql) ends every
- * answer kept before it on every node, at the next search.
+ * changed. A search's first round trip reads the generations (src/db/generation.ts, with `search`
+ * from migrations/Migration20261125183000SearchGeneration.ts) in the same snapshot as the rest of
+ * the search: an answer stored under `search` and `catalogue` is exactly what that snapshot holds,
+ * and it serves any later search that reads the same numbers, among them a request's own
+ * generations, read once per request after it arrived: a kept answer then costs no round trip.
+ * Triggers bump `search` in the transaction that changes a chunk, a document, an extraction's
+ * status or the vocabulary, and `catalogue` for a project's name, so a change committed anywhere
+ * (an upload on another node, a re-index, psql) ends every answer kept before it on every node,
+ * at the next search.
  *
  * Common terms are what buyers ask about, and an answer for one costs hundreds of milliseconds at
- * 1M chunks; the same answer costs a round trip while the corpus is unchanged.
+ * 1M chunks; the same answer costs nothing more than the request's generation read while the
+ * corpus is unchanged.
  */
 
 /**
@@ -32,22 +36,20 @@ export function forgetSearchAnswers(): void {
   epoch++;
 }
 
-export interface GenerationRow {
-  search: string;
-  catalogue: string;
-}
+/** The generations an answer depends on (tagged with their database: src/db/generation.ts). */
+type AnswerGenerations = Pick<Generations, 'search' | 'catalogue'>;
 
-/** Whether generations `a` are later than `b` (both counters only ever grow). */
-function later(a: GenerationRow, b: GenerationRow): boolean {
-  return BigInt(a.search) > BigInt(b.search) || BigInt(a.catalogue) > BigInt(b.catalogue);
+/** Whether `a` is later than `b` in either counter (both only ever grow). */
+function later(a: AnswerGenerations, b: AnswerGenerations): boolean {
+  return isLater(a.search, b.search) || isLater(a.catalogue, b.catalogue);
 }
 
 class SearchCache {
-  private generation: GenerationRow | null = null;
+  private generation: AnswerGenerations | null = null;
   private readonly entries = new Map<string, unknown>();
   private epoch = epoch;
 
-  get(generation: GenerationRow, key: string): unknown {
+  get(generation: AnswerGenerations, key: string): unknown {
     if (this.epoch !== epoch) {
       this.epoch = epoch;
       this.entries.clear();
@@ -62,7 +64,7 @@ class SearchCache {
     return value;
   }
 
-  set(generation: GenerationRow, key: string, value: unknown): void {
+  set(generation: AnswerGenerations, key: string, value: unknown): void {
     if (!this.same(generation)) {
       // An answer from an older snapshot than the cache's (a search that began before a commit
       // another search has already seen) is not kept; a newer one starts the cache afresh.
@@ -75,7 +77,7 @@ class SearchCache {
     if (this.entries.size > capacity) this.entries.delete(this.entries.keys().next().value!);
   }
 
-  private same(generation: GenerationRow): boolean {
+  private same(generation: AnswerGenerations): boolean {
     return (
       this.generation !== null &&
       this.generation.search === generation.search &&
@@ -87,10 +89,6 @@ class SearchCache {
 /** One cache per database: keyed by its primary's pool. */
 const caches = new WeakMap<object, SearchCache>();
 const counts = { hits: 0, misses: 0 };
-
-/** The statement that reads the generations, as the search's first round trip runs it. */
-export const SEARCH_GENERATION_SQL =
-  'select search::text as search, catalogue::text as catalogue from cache_generation where id = 1';
 
 /** Searches answered from the cache and not, since the process started (for tests and operators). */
 export function searchCacheCounts(): { hits: number; misses: number } {
@@ -111,19 +109,14 @@ function cacheOf(pool: object): SearchCache {
  * read on a replica at the same generations is the same answer), or undefined. The caller treats
  * answers as read-only: the same object may go to several requests.
  */
-export function keptAnswer(pool: object, generation: GenerationRow, key: string): unknown {
+export function keptAnswer(pool: object, generation: AnswerGenerations, key: string): unknown {
   const kept = cacheOf(pool).get(generation, key);
   if (kept !== undefined) counts.hits++;
   return kept;
 }
 
 /** Keeps `answer`, read in a snapshot whose generations were `generation`. */
-export function keepAnswer(pool: object, generation: GenerationRow, key: string, answer: unknown): void {
+export function keepAnswer(pool: object, generation: AnswerGenerations, key: string, answer: unknown): void {
   counts.misses++;
   cacheOf(pool).set(generation, key, answer);
-}
-
-/** A request's generations (src/db/generation.ts, tagged with their database) as the cache keys them. */
-export function untagged(generations: { search: string; catalogue: string }): GenerationRow {
-  return { search: generations.search.split(':')[1], catalogue: generations.catalogue.split(':')[1] };
 }

@@ -7,8 +7,8 @@ import { badInput } from '../errors/catalogue.js';
 import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
 import { validateCategory, validateRange } from '../errors/validate.js';
 import { searchQueryLiteral } from './lexemes.js';
-import { keepAnswer, keptAnswer, SEARCH_GENERATION_SQL, untagged } from './search-cache.js';
-import { generationsFor } from '../db/generation.js';
+import { keepAnswer, keptAnswer } from './search-cache.js';
+import { GENERATION_COLUMNS, generationsFor, noteGenerations, type GenerationRow } from '../db/generation.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
 import { searchSpellings, spellingCandidates } from './spellings.js';
@@ -82,7 +82,7 @@ async function readSnapshot<T>(
 ): Promise<T> {
   // The request's own generations, read after it arrived: an answer kept under them needs no round trip.
   const primary = await em.getConnection('write').getNativeClient();
-  const kept = keptAnswer(primary, untagged(await generationsFor(em)), key) as T | undefined;
+  const kept = keptAnswer(primary, await generationsFor(em), key) as T | undefined;
   if (kept !== undefined) return kept;
   const pool = (await em.getConnection('read').getNativeClient()) as { connect: () => Promise<PoolClient> };
   const client = await pool.connect();
@@ -90,12 +90,12 @@ async function readSnapshot<T>(
   let failed: Error | undefined;
   try {
     const opened = (await client.query(
-      `begin isolation level repeatable read read only; set local statement_timeout = ${SEARCH_STATEMENT_TIMEOUT_MS}; ${SEARCH_GENERATION_SQL}` +
+      `begin isolation level repeatable read read only; set local statement_timeout = ${SEARCH_STATEMENT_TIMEOUT_MS}; select ${GENERATION_COLUMNS}` +
         (candidates.length === 0
           ? ''
           : `; select word from search_vocabulary where word = any(array[${candidates.map(escapeLiteral).join(', ')}]::text[])`),
     )) as unknown as { rows: unknown[] }[];
-    const generation = opened[2].rows[0] as { search: string; catalogue: string };
+    const generation = await noteGenerations(em, opened[2].rows[0] as GenerationRow);
     const known = candidates.length === 0 ? [] : (opened[3].rows as { word: string }[]);
     // Kept since the request read its generations (a commit in between), or under a replica's.
     let result = keptAnswer(primary, generation, key) as T | undefined;
