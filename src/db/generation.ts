@@ -28,8 +28,19 @@ export interface GenerationRow {
 }
 
 interface Pool {
-  query: (sql: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
+  query: (statement: { name: string; text: string }) => Promise<{ rows: unknown[] }>;
 }
+
+/** The columns of a statement that reads the generations along with its rows, in its snapshot. */
+export const GENERATION_COLUMNS = `(select auth::text from cache_generation where id = 1) as auth_generation,
+  (select catalogue::text from cache_generation where id = 1) as catalogue_generation,
+  (select search::text from cache_generation where id = 1) as search_generation`;
+
+/**
+ * The generation read as a named statement: every request makes it (or shares one), and named, it
+ * is parsed and planned once per connection instead of on every read (0.3 ms of server time).
+ */
+const READ_GENERATIONS = { name: 'pds_read_generations', text: `select ${GENERATION_COLUMNS}` };
 
 let databases = 0;
 
@@ -69,7 +80,7 @@ class GenerationReader {
   }
 
   private start(): Promise<Generations> {
-    const read = this.pool.query(`select ${GENERATION_COLUMNS}`, []).then(({ rows }) => {
+    const read = this.pool.query(READ_GENERATIONS).then(({ rows }) => {
       const row = rows[0] as GenerationRow;
       if (row.auth_generation === null) throw new Error('cache_generation has no row: run the migrations');
       return this.tag(row);
@@ -86,11 +97,6 @@ class GenerationReader {
 const readers = new WeakMap<object, GenerationReader>();
 /** Per request: the request's EntityManager fork reads the generations once, for every cache it uses. */
 const perRequest = new WeakMap<EntityManager, Promise<Generations>>();
-
-/** The columns of a statement that reads the generations along with its rows, in its snapshot. */
-export const GENERATION_COLUMNS = `(select auth::text from cache_generation where id = 1) as auth_generation,
-  (select catalogue::text from cache_generation where id = 1) as catalogue_generation,
-  (select search::text from cache_generation where id = 1) as search_generation`;
 
 async function readerFor(em: EntityManager): Promise<GenerationReader> {
   const pool = (await em.getConnection('write').getNativeClient()) as Pool;

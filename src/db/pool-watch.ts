@@ -30,6 +30,19 @@ export interface PoolWatchOptions {
   statementTimeoutMs: number;
 }
 
+/** The statement deadline each watched pool gives a request's connections. */
+const requestBounds = new WeakMap<object, number>();
+
+/**
+ * The `statement_timeout` a statement that `pool` runs now is under, in ms: the pool's
+ * DB_STATEMENT_TIMEOUT_MS while serving a request (src/http/deadline.ts), else 0 (none: background
+ * work, an unwatched pool such as a replica's or PGlite's). A caller that needs a deadline no
+ * longer than this can rely on it instead of setting its own in a transaction.
+ */
+export function statementBound(pool: object): number {
+  return workScope.getStore() ? (requestBounds.get(pool) ?? 0) : 0;
+}
+
 type Callback = (err: Error | null, res?: unknown) => void;
 type QueryFn = (this: pg.PoolClient, ...args: unknown[]) => unknown;
 interface WireClient {
@@ -83,6 +96,7 @@ export function watchPool(pool: pg.Pool, opts: PoolWatchOptions): void {
   const watched = new WeakSet<pg.PoolClient>();
   const broken = new WeakSet<pg.PoolClient>();
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  requestBounds.set(pool, statementTimeoutMs);
 
   pool.on('error', (err) => availability.noteFailure(err));
 

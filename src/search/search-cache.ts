@@ -120,3 +120,72 @@ export function keepAnswer(pool: object, generation: AnswerGenerations, key: str
   counts.misses++;
   cacheOf(pool).set(generation, key, answer);
 }
+
+/** The most vocabulary words whose presence is remembered per database before starting afresh. */
+const MAX_SPELLING_WORDS = 10_000;
+
+/**
+ * What the index's vocabulary (`search_vocabulary`) says of the words a search looked up for
+ * compound spellings (src/search/spellings.ts), under one `search` generation: the vocabulary is
+ * a function of that generation (its triggers bump it), so a word's presence learned in a snapshot
+ * at generation G holds in any snapshot at G, on the primary or a replica alike.
+ */
+class SpellingCache {
+  private generation = '';
+  private readonly words = new Map<string, boolean>();
+
+  /** The present ones among `candidates` under `generation`, or undefined when any is not known. */
+  known(generation: string, candidates: readonly string[]): Set<string> | undefined {
+    if (generation !== this.generation) return undefined;
+    const present = new Set<string>();
+    for (const word of candidates) {
+      const has = this.words.get(word);
+      if (has === undefined) return undefined;
+      if (has) present.add(word);
+    }
+    return present;
+  }
+
+  learn(generation: string, candidates: readonly string[], present: ReadonlySet<string>): void {
+    if (generation !== this.generation) {
+      if (this.generation && !isLater(generation, this.generation)) return;
+      this.generation = generation;
+      this.words.clear();
+    }
+    if (this.words.size + candidates.length > MAX_SPELLING_WORDS) this.words.clear();
+    for (const word of candidates) this.words.set(word, present.has(word));
+  }
+}
+
+const spellings = new WeakMap<object, SpellingCache>();
+
+function spellingsOf(pool: object): SpellingCache {
+  let cache = spellings.get(pool);
+  if (!cache) {
+    cache = new SpellingCache();
+    spellings.set(pool, cache);
+  }
+  return cache;
+}
+
+/**
+ * Which of `candidates` the vocabulary holds at search generation `generation`, as learned by an
+ * earlier search of the database whose primary's pool is `pool`; undefined when not all are known.
+ */
+export function knownSpellings(
+  pool: object,
+  generation: string,
+  candidates: readonly string[],
+): Set<string> | undefined {
+  return spellingsOf(pool).known(generation, candidates);
+}
+
+/** Remembers what a snapshot at `generation` said of `candidates`: `present` are in the vocabulary. */
+export function learnSpellings(
+  pool: object,
+  generation: string,
+  candidates: readonly string[],
+  present: ReadonlySet<string>,
+): void {
+  spellingsOf(pool).learn(generation, candidates, present);
+}

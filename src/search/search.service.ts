@@ -1,13 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { createHash } from 'node:crypto';
 import { escapeLiteral } from 'pg';
 import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
-import type { NativeQuery } from '../db/native.js';
 import { scopeSql, type Scope } from '../documents/scope.js';
 import { badInput } from '../errors/catalogue.js';
 import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
 import { validateCategory, validateRange } from '../errors/validate.js';
 import { searchQueryLiteral } from './lexemes.js';
-import { keepAnswer, keptAnswer } from './search-cache.js';
+import { keepAnswer, keptAnswer, knownSpellings, learnSpellings } from './search-cache.js';
+import { statementBound } from '../db/pool-watch.js';
 import { GENERATION_COLUMNS, generationsFor, noteGenerations, type GenerationRow } from '../db/generation.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { normalize } from './normalize.js';
@@ -60,33 +61,144 @@ export function validateQuery(query: string): string {
  */
 export const SEARCH_STATEMENT_TIMEOUT_MS = 10_000;
 
+/** A statement as node-postgres takes it: named ones are parsed and planned once per connection. */
+type Statement = { name?: string; text: string; values: unknown[] };
+
 interface PoolClient {
-  query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }>;
+  query: (statement: string | Statement) => Promise<{ rows: unknown[] }>;
   release: (err?: Error) => void;
 }
 
+interface ReadPool {
+  connect: () => Promise<PoolClient>;
+  query: (statement: Statement) => Promise<{ rows: unknown[] }>;
+}
+
 /**
- * Runs `work` on one connection (a read replica's when one is configured), in a read-only
- * repeatable-read transaction with the statement deadline set for it alone. The transaction's first
- * round trip also reads the search generations and looks the query's compound candidates up in the
- * index's vocabulary (one simple-protocol message: `begin`, `set local`, the two reads, the words as
- * escaped literals), so `work` gets every spelling to search (src/search/spellings.ts) and a search
- * costs three round trips: this, its one statement, `commit`; none when the answer for `key` was
- * kept under the request's generations, two when under the snapshot's (src/search/search-cache.ts).
+ * A search's statement runner. `prepared` names the statement (by its text), so each connection
+ * parses it once and PostgreSQL may keep one generic plan for it: for statements whose plan does
+ * not depend on the parameters' values (the fenced project-scoped shapes of matchesSql). Planning
+ * a project-scoped search's statement took ~1.1 of its ~1.6 ms on the server.
+ */
+type SearchQuery = <T>(sql: string, params: unknown[], prepared?: boolean) => Promise<T[]>;
+
+const statementNames = new Map<string, string>();
+
+function statement(text: string, values: unknown[], prepared = false): Statement {
+  if (!prepared) return { text, values };
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `pds_search_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    // The shapes are few (scope and path); the bound only guards against a future caller's variety.
+    if (statementNames.size >= 256) statementNames.clear();
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
+}
+
+/**
+ * A search's own reads: `query` runs its statements, `terms` are every spelling to search, `pool`
+ * is the pool they run on, and `snapshot` is a select-list tail (empty, or `, <generation
+ * columns>`) that the search's one corpus statement adds to its select list, so that the
+ * generations it read come back with its rows.
+ */
+type SearchWork<T> = (query: SearchQuery, terms: string[], pool: object, snapshot: string) => Promise<T>;
+
+/** A statement cancelled by its deadline: the caller can act on it (a narrower term or scope). */
+function deadlineError(err: unknown): unknown {
+  if ((err as { code?: string }).code !== '57014') return err;
+  return badInput(
+    'query',
+    `took longer than ${SEARCH_STATEMENT_TIMEOUT_MS / 1000} s to search: use a more specific term or one project`,
+  );
+}
+
+/**
+ * Runs a search, exactly, in the cheapest way that stays exact:
+ * - no round trip when its answer was kept under the request's own generations (read once per
+ *   request after it arrived: src/search/search-cache.ts);
+ * - one statement when the vocabulary's answer for its compound spellings is known at the
+ *   request's search generation and the connection's own deadline (DB_STATEMENT_TIMEOUT_MS, set
+ *   by src/db/pool-watch.ts for a request's connections) is the search's: the statement reads the
+ *   generations with its rows, and its answer stands only if they show the same vocabulary;
+ * - otherwise (and when that check fails) three round trips in a read-only repeatable-read
+ *   transaction (inTransaction).
  */
 async function readSnapshot<T>(
   em: EntityManager,
   expanded: string[],
   key: string,
-  work: (query: NativeQuery, terms: string[], pool: object) => Promise<T>,
+  work: SearchWork<T>,
 ): Promise<T> {
-  // The request's own generations, read after it arrived: an answer kept under them needs no round trip.
   const primary = await em.getConnection('write').getNativeClient();
-  const kept = keptAnswer(primary, await generationsFor(em), key) as T | undefined;
+  const requested = await generationsFor(em);
+  const kept = keptAnswer(primary, requested, key) as T | undefined;
   if (kept !== undefined) return kept;
-  const pool = (await em.getConnection('read').getNativeClient()) as { connect: () => Promise<PoolClient> };
-  const client = await pool.connect();
+  const pool = (await em.getConnection('read').getNativeClient()) as ReadPool;
   const candidates = spellingCandidates(expanded);
+  const known = knownSpellings(primary, requested.search, candidates);
+  if (known && statementBound(pool) === SEARCH_STATEMENT_TIMEOUT_MS) {
+    const terms = searchSpellings(expanded, known);
+    const answer = await oneStatement(em, primary, pool, key, requested.search, terms, work);
+    if (answer) return answer.value;
+  }
+  return inTransaction(em, primary, pool, expanded, candidates, key, work);
+}
+
+/**
+ * The search as one statement on `pool` (no transaction: one statement is one snapshot), under the
+ * connection's own deadline. Its answer is returned and kept when the snapshot's search
+ * generation is `vocabularyGeneration`, the one the spellings were learned at; otherwise undefined,
+ * and the caller searches again in a transaction.
+ */
+async function oneStatement<T>(
+  em: EntityManager,
+  primary: object,
+  pool: ReadPool,
+  key: string,
+  vocabularyGeneration: string,
+  terms: string[],
+  work: SearchWork<T>,
+): Promise<{ value: T } | undefined> {
+  let snapshot: GenerationRow | undefined;
+  const query: SearchQuery = async <R>(sql: string, params: unknown[], prepared?: boolean) => {
+    const { rows } = await pool.query(statement(sql, params, prepared));
+    const first = rows[0] as Partial<GenerationRow> | undefined;
+    if (first?.search_generation !== undefined) snapshot = first as GenerationRow;
+    return rows as R[];
+  };
+  let value: T;
+  try {
+    value = await work(query, terms, pool, `, ${GENERATION_COLUMNS}`);
+  } catch (err) {
+    throw deadlineError(err);
+  }
+  if (!snapshot) return undefined;
+  const generation = await noteGenerations(em, snapshot);
+  if (generation.search !== vocabularyGeneration) return undefined;
+  keepAnswer(primary, generation, key, value);
+  return { value };
+}
+
+/**
+ * The search on one connection of `pool` (a read replica's when one is configured), in a read-only
+ * repeatable-read transaction with the statement deadline set for it alone. The transaction's first
+ * round trip also reads the search generations and looks the query's compound candidates up in the
+ * index's vocabulary (one simple-protocol message: `begin`, `set local`, the two reads, the words as
+ * escaped literals), so `work` gets every spelling to search (src/search/spellings.ts) and what the
+ * vocabulary said is remembered for later searches at that generation: three round trips, this,
+ * its one statement, `commit`; two when an answer was kept under the snapshot's generations.
+ */
+async function inTransaction<T>(
+  em: EntityManager,
+  primary: object,
+  pool: ReadPool,
+  expanded: string[],
+  candidates: string[],
+  key: string,
+  work: SearchWork<T>,
+): Promise<T> {
+  const client = await pool.connect();
   let failed: Error | undefined;
   try {
     const opened = (await client.query(
@@ -96,14 +208,19 @@ async function readSnapshot<T>(
           : `; select word from search_vocabulary where word = any(array[${candidates.map(escapeLiteral).join(', ')}]::text[])`),
     )) as unknown as { rows: unknown[] }[];
     const generation = await noteGenerations(em, opened[2].rows[0] as GenerationRow);
-    const known = candidates.length === 0 ? [] : (opened[3].rows as { word: string }[]);
+    const known = new Set(
+      candidates.length === 0 ? [] : (opened[3].rows as { word: string }[]).map((r) => r.word),
+    );
+    learnSpellings(primary, generation.search, candidates, known);
     // Kept since the request read its generations (a commit in between), or under a replica's.
     let result = keptAnswer(primary, generation, key) as T | undefined;
     if (result === undefined) {
       result = await work(
-        async <R>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows as R[],
-        searchSpellings(expanded, new Set(known.map((r) => r.word))),
+        async <R>(sql: string, params: unknown[], prepared?: boolean) =>
+          (await client.query(statement(sql, params, prepared))).rows as R[],
+        searchSpellings(expanded, known),
         pool,
+        '',
       );
       keepAnswer(primary, generation, key, result);
     }
@@ -112,14 +229,7 @@ async function readSnapshot<T>(
   } catch (err) {
     failed = err as Error;
     await client.query('rollback').catch(() => undefined);
-    if ((err as { code?: string }).code === '57014') {
-      // The caller can act on it (a narrower term or scope); it is not the server's fault.
-      throw badInput(
-        'query',
-        `took longer than ${SEARCH_STATEMENT_TIMEOUT_MS / 1000} s to search: use a more specific term or one project`,
-      );
-    }
-    throw err;
+    throw deadlineError(err);
   } finally {
     client.release(failed);
   }
@@ -150,11 +260,15 @@ function coverageOf(row: CoverageRow | undefined): Omit<SearchCoverageView, 'pre
 
 /** The coverage alone, for a query with no searchable word. */
 async function coverage(
-  query: NativeQuery,
+  query: SearchQuery,
   scope: Scope,
+  snapshot: string,
 ): Promise<Omit<SearchCoverageView, 'preFilterCandidates'>> {
   const where = scopeSql(scope, 1);
-  const [row] = await query<CoverageRow>(coverageSql(where), where.params);
+  const [row] = await query<CoverageRow>(
+    `select cov.*${snapshot} from (${coverageSql(where)}) cov`,
+    where.params,
+  );
   return coverageOf(row);
 }
 
@@ -195,12 +309,17 @@ function matchesSql(
              join document d on d.current_extraction_id = c.extraction_id and d.project_id = c.project_id
             where ${where.sql}`;
   } else if (scope.projectId) {
-    // One project: `c.project_id = d.project_id` carries the project to the chunk's own index.
-    sql = `select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category,
+    // One project: `c.project_id = d.project_id` carries the project to the chunk's own index. The
+    // project's chunks are fenced before the match, so no plan can start from the search index: a
+    // prepared statement's generic plan (statement()) knows no word's frequency and would.
+    sql = `select c.chunk_id, c.chunk_index, c.document_id, c.project_id, c.category,
                   ts_rank(c.search_vector, $1::tsquery) as rank
-             from chunk c
-             join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
-            where c.search_vector @@ $1::tsquery and ${where.sql}
+             from (select c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.search_vector
+                     from chunk c
+                     join document d on d.current_extraction_id = c.extraction_id and c.project_id = d.project_id
+                    where ${where.sql}
+                   offset 0) c
+            where c.search_vector @@ $1::tsquery
            offset 0`;
   } else {
     sql = `select c.chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.rank
@@ -268,7 +387,7 @@ export function forgetLexemeFrequencies(pool: object): void {
  * most_common_elems and their frequencies, from ANALYZE), or null when the column has no
  * statistics; read at most once a minute per pool (they change only when the table is analyzed).
  */
-function lexemeFrequencies(pool: object, query: NativeQuery): Promise<ReadonlyMap<string, number> | null> {
+function lexemeFrequencies(pool: object, query: SearchQuery): Promise<ReadonlyMap<string, number> | null> {
   const cached = frequenciesCache.get(pool);
   if (cached && Date.now() - cached.at < FREQUENCIES_TTL_MS) return cached.frequencies;
   const frequencies = query<{ elems: string[] | null; freqs: number[] | null }>(
@@ -376,13 +495,13 @@ export async function searchDocumentText(
     scope.historical,
     limit,
   ]);
-  return readSnapshot(em, expandQuery(q).terms, key, async (query, terms, pool) => {
+  return readSnapshot(em, expandQuery(q).terms, key, async (query, terms, pool, snapshot) => {
     const tsquery = searchQueryLiteral(terms);
     let counts: Omit<SearchCoverageView, 'preFilterCandidates'>;
     let total = 0;
     const hits: Hit[] = [];
     if (tsquery === null) {
-      counts = await coverage(query, scope);
+      counts = await coverage(query, scope, snapshot);
     } else {
       const viaIndex =
         !!scope.projectId &&
@@ -395,11 +514,12 @@ export async function searchDocumentText(
            select m.chunk_id, m.rank, m.document_id, m.chunk_index, count(*) over ()::int as total
              from (${m.sql}) m
             order by m.rank desc, m.document_id, m.chunk_index, m.chunk_id limit $${m.next})
-         select cov.*, page.total, ${HIT_COLUMNS}
+         select cov.*, page.total, ${HIT_COLUMNS}${snapshot}
            from (${coverageSql(m.where)}) cov
            left join (page ${HIT_JOINS('page.chunk_id')}) on true
           order by page.rank desc, page.document_id, page.chunk_index, page.chunk_id`,
         [...m.params, limit],
+        !!scope.projectId,
       );
       counts = coverageOf(rows[0]);
       total = rows[0]?.total ?? 0;
@@ -435,14 +555,14 @@ export async function findProjectsMentioning(
   const limit = validateRange('limit', input.limit, PROJECTS_MENTIONING_LIMIT);
   const scope: Scope = { category, historical: access.historical && !!input.includeHistorical };
   const key = JSON.stringify(['find', q, category ?? null, scope.historical, limit]);
-  return readSnapshot(em, expandQuery(q).terms, key, async (query, terms) => {
+  return readSnapshot(em, expandQuery(q).terms, key, async (query, terms, _pool, snapshot) => {
     const tsquery = searchQueryLiteral(terms);
     let counts: Omit<SearchCoverageView, 'preFilterCandidates'>;
     let total = 0;
     let candidates = 0;
     const data: ProjectMatchView[] = [];
     if (tsquery === null) {
-      counts = await coverage(query, scope);
+      counts = await coverage(query, scope, snapshot);
     } else {
       const m = matchesSql(scope, tsquery);
       // One statement: the coverage, per-project tallies (a project's best hit is its first in the
@@ -465,11 +585,12 @@ export async function findProjectsMentioning(
                           (min(array[-m.rank::float8, m.document_id, m.chunk_index, m.chunk_id]))[4]::int as best_chunk_id
                      from (${m.sql}) m group by m.project_id) g
             order by g.match_count desc, g.rank desc, g.project_id limit $${m.next})
-         select cov.*, page.total, page.chunks, page.match_count, page.categories, ${HIT_COLUMNS}
+         select cov.*, page.total, page.chunks, page.match_count, page.categories, ${HIT_COLUMNS}${snapshot}
            from (${coverageSql(m.where)}) cov
            left join (page ${HIT_JOINS('page.best_chunk_id')}) on true
           order by page.match_count desc, page.rank desc, page.project_id`,
         [...m.params, limit],
+        !!scope.projectId,
       );
       counts = coverageOf(rows[0]);
       total = rows[0]?.total ?? 0;

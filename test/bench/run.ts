@@ -14,7 +14,7 @@ import { createFreshDatabase, type FreshDatabase } from '../support/database.js'
 import { autocannon, bareRoute, ServerTimings, type LoadFigure, type LoadRequest } from './http.bench.js';
 import { runFloodBench, type FloodFigure } from './flood.bench.js';
 import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
-import { runSearchBench, type SearchBenchResult } from './search.bench.js';
+import { asRequest, runSearchBench, type SearchBenchResult } from './search.bench.js';
 import type { SearchIndexKind } from '../../src/db/search-index.js';
 import { closedLoop, latency, ratio, type Latency } from './stats.js';
 
@@ -329,19 +329,20 @@ async function mcpBench(
   log('  mcp: the same GraphQL operation in process');
   const tool = search.tools.get('search-document-text')!;
   const inProcess = await closedLoop(
-    async () => {
-      const ctx = await createContext(
-        {
-          transport: 'mcp',
-          authorization: `Bearer ${token}`,
-          ip: '127.0.0.1',
-          requestId: 'bench',
-          ratePolicy: 'mcp',
-        },
-        app.deps,
-      );
-      await runOperation(tool.operation, args, ctx);
-    },
+    () =>
+      asRequest(async () => {
+        const ctx = await createContext(
+          {
+            transport: 'mcp',
+            authorization: `Bearer ${token}`,
+            ip: '127.0.0.1',
+            requestId: 'bench',
+            ratePolicy: 'mcp',
+          },
+          app.deps,
+        );
+        await runOperation(tool.operation, args, ctx);
+      }),
     connections,
     seconds * 1000,
   );

@@ -10,9 +10,18 @@ import { findFirstMatch } from '../../src/search/match.js';
 import { forgetSearchAnswers } from '../../src/search/search-cache.js';
 import { tokenForm } from '../../src/search/normalize.js';
 import { expandQuery } from '../../src/search/synonyms.js';
+import { runWithWorkSignal } from '../../src/db/pool-watch.js';
 import { ensureSearchIndex, SearchIndexError, type SearchIndexKind } from '../../src/db/search-index.js';
 import { latency, prng, ratio, type Latency } from './stats.js';
 import { layoutFor, loadLegacyChunks, loadSyntheticChunks, PLANTED } from './synthetic-chunks.js';
+
+/**
+ * Runs `fn` as the work of an HTTP request runs (src/http/deadline.ts): its statements are under the
+ * request's deadline (DB_STATEMENT_TIMEOUT_MS) and cancelled with it, as a served request's are.
+ */
+export function asRequest<T>(fn: () => Promise<T>): Promise<T> {
+  return runWithWorkSignal(new AbortController().signal, fn);
+}
 
 export interface SearchFigure {
   /** The index that answered (SEARCH_INDEX): both paths run in one bench when the server has RUM. */
@@ -117,7 +126,10 @@ export async function runSearchBench(opts: {
   const figures: SearchFigure[] = [];
 
   /** The service's count, or null when the search hit its statement deadline (the bench goes on). */
-  async function service(toolName: string, args: Record<string, unknown>): Promise<number | null> {
+  function service(toolName: string, args: Record<string, unknown>): Promise<number | null> {
+    return asRequest(() => serviceCall(toolName, args));
+  }
+  async function serviceCall(toolName: string, args: Record<string, unknown>): Promise<number | null> {
     const ctx = await createContext(
       {
         transport: 'mcp',

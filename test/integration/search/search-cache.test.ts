@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { searchCacheCounts } from '../../../src/search/search-cache.js';
+import { forgetSearchAnswers, searchCacheCounts } from '../../../src/search/search-cache.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { createProject, memberToken } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
@@ -50,6 +50,40 @@ async function ask(query: string, vars: Record<string, unknown>): Promise<{ data
 }
 const search = (q = 'quartz countertops') => ask(SEARCH, { q, p: projectId });
 
+type Method = (...args: unknown[]) => unknown;
+const queryProto = pg.Query.prototype as unknown as { submit: Method; text?: string };
+const poolProto = pg.Pool.prototype as unknown as { query: Method };
+
+/**
+ * Runs `fn` with the text of every statement any pg client sends recorded (at the protocol, under
+ * every wrapper); `before` is awaited first for each statement sent with pool.query.
+ */
+async function recording<T>(
+  fn: () => Promise<T>,
+  before?: (text: string) => Promise<void>,
+): Promise<{ value: T; statements: string[] }> {
+  const statements: string[] = [];
+  const submit = queryProto.submit;
+  const poolQuery = poolProto.query;
+  queryProto.submit = function (this: { text?: string }, ...args: unknown[]) {
+    statements.push(String(this.text));
+    return submit.apply(this, args);
+  };
+  if (before) {
+    poolProto.query = function (this: pg.Pool, ...args: unknown[]) {
+      const first = args[0];
+      const text = typeof first === 'string' ? first : String((first as { text?: string })?.text);
+      return before(text).then(() => poolQuery.apply(this, args));
+    };
+  }
+  try {
+    return { value: await fn(), statements };
+  } finally {
+    queryProto.submit = submit;
+    poolProto.query = poolQuery;
+  }
+}
+
 let first = 0;
 beforeAll(async () => {
   t = await startTestApp();
@@ -65,20 +99,7 @@ describe('search answers kept by generation', () => {
   it('gives the same answer again from the cache while nothing changed, without a round trip of its own', async () => {
     const a = await search();
     // None of the search's own statements (begin, its statement, commit) run for a kept answer.
-    const statements: string[] = [];
-    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const query = Object.getOwnPropertyDescriptor(proto, 'query')!.value as (...args: unknown[]) => unknown;
-    proto.query = function (this: pg.Client, ...args: unknown[]) {
-      const text = args[0];
-      statements.push(typeof text === 'string' ? text : String((text as { text?: string })?.text));
-      return query.apply(this, args);
-    };
-    let b: Awaited<ReturnType<typeof search>>;
-    try {
-      b = await search();
-    } finally {
-      proto.query = query;
-    }
+    const { value: b, statements } = await recording(() => search());
     expect(statements.filter((sql) => /\bbegin\b|search_vector/.test(sql))).toEqual([]);
     expect(b.cached).toBe(true);
     expect(b.data).toEqual(a.data);
@@ -150,4 +171,59 @@ describe('search answers kept by generation', () => {
     expect(c.cached).toBe(false);
     expect(c.data.findProjectsMentioning.data[0].matchCount).toBe(2);
   });
+});
+
+describe('a search in one statement', () => {
+  // On PostgreSQL a request's connections carry DB_STATEMENT_TIMEOUT_MS (src/db/pool-watch.ts), no
+  // longer than a search's deadline: a search whose compound spellings are known at the request's
+  // generation runs as its one statement. The embedded database sets no deadline on its
+  // connections, so there every search opens its transaction and sets its own.
+  const oneStatement = () => t.app.db.pglite === null;
+
+  it('runs only its own statement once the vocabulary has answered for its spellings', async () => {
+    await search('heated floors');
+    forgetSearchAnswers();
+    const { value, statements } = await recording(() => search('heated floors'));
+    expect(value.cached).toBe(false);
+    const own = statements.filter((sql) => /\bbegin\b|\bcommit\b|search_vocabulary|search_vector/.test(sql));
+    if (oneStatement()) {
+      expect(own).toHaveLength(1);
+      expect(own[0]).toMatch(/search_vector/);
+      expect(own[0]).toMatch(/search_generation/);
+    } else {
+      expect(own.some((sql) => /\bbegin\b/.test(sql))).toBe(true);
+    }
+  });
+
+  // Only PostgreSQL takes the one-statement path (above); on the embedded database the search's
+  // transaction has its snapshot before the change, and one connection, which the change would wait for.
+  (process.env.DATABASE_URL ? it : it.skip)(
+    'answers exactly when the vocabulary changes between the request and its statement',
+    async () => {
+      await upload('joined.pdf', ['A winefridge under the island.']);
+      // The vocabulary forgets the joined word (as if never indexed): `wine fridge` misses that chunk.
+      await sql("delete from search_vocabulary where word = 'winefridge'");
+      const before = await search('wine fridge');
+      forgetSearchAnswers();
+      // Now the vocabulary learns it again, committed after this request read its generations and
+      // before its search statement runs (as another node's upload could be).
+      let bumped = false;
+      const { value: after } = await recording(
+        () => search('wine fridge'),
+        async (text) => {
+          if (bumped || !/search_vector/.test(text)) return;
+          bumped = true;
+          const other = new pg.Client({ connectionString: t.config.databaseUrl! });
+          await other.connect();
+          await other.query("insert into search_vocabulary (word) values ('winefridge')");
+          await other.end();
+        },
+      );
+      expect(bumped).toBe(true);
+      expect(after.data.searchDocumentText.meta.totalChunksMatched).toBe(
+        before.data.searchDocumentText.meta.totalChunksMatched + 1,
+      );
+      expect(after.data.searchDocumentText.data.map((h: any) => h.documentName)).toContain('joined.pdf');
+    },
+  );
 });
