@@ -17,6 +17,7 @@ import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
 import { asRequest, runSearchBench, type SearchBenchResult } from './search.bench.js';
 import type { SearchIndexKind } from '../../src/db/search-index.js';
 import { closedLoop, latency, ratio, type Latency } from './stats.js';
+import { parseSettings, startPrivateServer, type PrivateServer } from './private-server.js';
 
 /**
  * `npm run bench`: every figure the issues ask for, each against a baseline measured in the same
@@ -27,6 +28,8 @@ import { closedLoop, latency, ratio, type Latency } from './stats.js';
  *   npm run bench -- [--only ingest,search,mcp,rest,memory] [--chunks 1000000] [--iterations 200] [--seconds 10]
  *                    [--search-index gin,rum] (the index paths the search figures run on; rum when the server has it)
  *                    [--memory-minutes 10] [--flood-chunks 200000] [--flood-seconds 20] [--flood-term deposit]
+ *                    [--private-server shared_buffers=6GB,...] (every section on a PostgreSQL 15 cluster of
+ *                    the bench's own, initdb'd with these settings, instead of the server named below)
  *
  * `memory` (not in the default set: it takes --memory-minutes) drives a mixed load (Floor Plan
  * Match, Building Link, MCP search) against the server and samples its RSS once a minute.
@@ -48,6 +51,7 @@ const { values: flags } = parseArgs({
     seconds: { type: 'string', default: '10' },
     out: { type: 'string', default: 'bench-report.json' },
     keep: { type: 'boolean', default: false },
+    'private-server': { type: 'string' },
   },
 });
 const only = new Set(flags.only.split(',').map((s) => s.trim()));
@@ -61,8 +65,12 @@ const UNLIMITED = Object.fromEntries(
   Object.entries(RATE_POLICIES).map(([name, policy]) => [name, { ...policy, points: 1_000_000_000 }]),
 ) as Record<RatePolicyName, (typeof RATE_POLICIES)[RatePolicyName]>;
 
+/** The bench's own PostgreSQL cluster, when --private-server asks for one (started in main). */
+let privateServer: PrivateServer | null = null;
+
 async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base =
+    privateServer?.url ??
     process.env.BENCH_DATABASE_URL ??
     process.env.DATABASE_URL ??
     'postgres://postgres@127.0.0.1:5432/postgres';
@@ -112,6 +120,8 @@ interface Report {
   date: string;
   node: string;
   cpus: number;
+  /** Set when the sections ran on the bench's own cluster (--private-server) and its settings. */
+  server?: { private: true; settings: Record<string, string> };
   ingest?: IngestBenchResult;
   search?: Omit<SearchBenchResult, 'tools' | 'schema' | 'projectIds'>;
   mcp?: FacadeFigure & { goal: string; connections: number };
@@ -149,7 +159,22 @@ async function listenLocal(app: App): Promise<string> {
 async function main(): Promise<void> {
   const { cpus } = await import('node:os');
   const report: Report = { date: new Date().toISOString(), node: process.version, cpus: cpus().length };
+  if (flags['private-server'] !== undefined) {
+    privateServer = await startPrivateServer(parseSettings(flags['private-server']));
+    report.server = { private: true, settings: privateServer.settings };
+    log(`private PostgreSQL cluster at ${privateServer.url} (${flags['private-server'] || 'defaults'})`);
+  }
+  try {
+    await sections(report);
+  } finally {
+    privateServer?.stop();
+  }
+  writeFileSync(flags.out, JSON.stringify(report, null, 2));
+  process.stdout.write(formatReport(report));
+  log(`\nfull figures: ${flags.out}`);
+}
 
+async function sections(report: Report): Promise<void> {
   if (only.has('ingest')) {
     log('ingest: 10 projects of generated PDFs, end to end against raw unpdf');
     const db = await freshDatabase();
@@ -249,10 +274,6 @@ async function main(): Promise<void> {
       await db.drop();
     }
   }
-
-  writeFileSync(flags.out, JSON.stringify(report, null, 2));
-  process.stdout.write(formatReport(report));
-  log(`\nfull figures: ${flags.out}`);
 }
 
 const MCP_SEARCH_ARGS = (projectId: number) => ({ query: 'quartz countertops', project_id: projectId });
@@ -505,6 +526,10 @@ async function memoryBench(baseUrl: string, loads: LoadRequest[]): Promise<Memor
 
 function formatReport(r: Report): string {
   const lines = [`# Benchmark report (${r.date}, Node ${r.node}, ${r.cpus} CPUs)`, ''];
+  if (r.server) {
+    const settings = Object.entries(r.server.settings).map(([k, v]) => `${k}=${v}`);
+    lines.push(`PostgreSQL: the bench's own cluster (${settings.join(', ') || 'initdb defaults'})`, '');
+  }
   if (r.ingest) {
     lines.push(
       '## Ingestion (end to end: upload, queue, extraction, chunks committed; against raw unpdf in process)',
