@@ -370,3 +370,34 @@ describe('fetch-document-context', () => {
     expect(after.stableCitation).toEqual(before.stableCitation);
   });
 });
+
+describe('find-projects-mentioning at its limit', () => {
+  // Match count orders first; relevance breaks the ties, also at the last place a limit shows.
+  it('breaks a tie at the last place shown by relevance, not by project id', async () => {
+    const pages: Record<string, string[]> = {
+      'Solarium Three': ['A solarium.', 'A second solarium.', 'A third solarium.'],
+      'Solarium Dense': ['Solarium, solarium: a solarium.', 'The solarium and the solarium deck.'],
+      'Solarium Sparse': ['One solarium.', 'Another solarium.'],
+      'Solarium One': ['The solarium.'],
+    };
+    // Made in reverse, so that the project id (the last tie-break) orders them the other way.
+    const order = Object.keys(pages);
+    for (const name of [...order].reverse()) {
+      const id = (await createProject(t, { name })).id;
+      await upload(id, `${name}.pdf`, 'brochure', pages[name]);
+    }
+    await t.app.deps.ingestion.queue.idle();
+    for (let l = 1; l <= 4; l++) {
+      const res = await t.gql(FIND, { q: 'solarium', l }, tokens.pro);
+      expect(res.errors).toBeUndefined();
+      const body = res.data.findProjectsMentioning;
+      expect({ l, shown: body.data.map((p: any) => [p.projectName, p.matchCount]) }).toEqual({
+        l,
+        shown: order.slice(0, l).map((name) => [name, pages[name].length]),
+      });
+      expect(body.meta.totalProjects).toBe(4);
+      expect(body.meta.coverage.preFilterCandidates).toBe(8);
+      for (const p of body.data) expect(p.bestExcerpt.toLowerCase()).toContain('solarium');
+    }
+  });
+});
