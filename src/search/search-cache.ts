@@ -86,8 +86,8 @@ class SearchCache {
   }
 }
 
-/** One cache per database: keyed by its primary's pool. */
-const caches = new WeakMap<object, SearchCache>();
+/** One answer cache and one spelling cache per database: keyed by its primary's pool. */
+const caches = new WeakMap<object, { answers: SearchCache; spellings: SpellingCache }>();
 const counts = { hits: 0, misses: 0 };
 
 /** Searches answered from the cache and not, since the process started (for tests and operators). */
@@ -95,10 +95,10 @@ export function searchCacheCounts(): { hits: number; misses: number } {
   return { ...counts };
 }
 
-function cacheOf(pool: object): SearchCache {
+function cachesOf(pool: object): { answers: SearchCache; spellings: SpellingCache } {
   let cache = caches.get(pool);
   if (!cache) {
-    cache = new SearchCache();
+    cache = { answers: new SearchCache(), spellings: new SpellingCache() };
     caches.set(pool, cache);
   }
   return cache;
@@ -110,7 +110,7 @@ function cacheOf(pool: object): SearchCache {
  * answers as read-only: the same object may go to several requests.
  */
 export function keptAnswer(pool: object, generation: AnswerGenerations, key: string): unknown {
-  const kept = cacheOf(pool).get(generation, key);
+  const kept = cachesOf(pool).answers.get(generation, key);
   if (kept !== undefined) counts.hits++;
   return kept;
 }
@@ -118,7 +118,7 @@ export function keptAnswer(pool: object, generation: AnswerGenerations, key: str
 /** Keeps `answer`, read in a snapshot whose generations were `generation`. */
 export function keepAnswer(pool: object, generation: AnswerGenerations, key: string, answer: unknown): void {
   counts.misses++;
-  cacheOf(pool).set(generation, key, answer);
+  cachesOf(pool).answers.set(generation, key, answer);
 }
 
 /** The most vocabulary words whose presence is remembered per database before starting afresh. */
@@ -157,17 +157,6 @@ class SpellingCache {
   }
 }
 
-const spellings = new WeakMap<object, SpellingCache>();
-
-function spellingsOf(pool: object): SpellingCache {
-  let cache = spellings.get(pool);
-  if (!cache) {
-    cache = new SpellingCache();
-    spellings.set(pool, cache);
-  }
-  return cache;
-}
-
 /**
  * Which of `candidates` the vocabulary holds at search generation `generation`, as learned by an
  * earlier search of the database whose primary's pool is `pool`; undefined when not all are known.
@@ -177,7 +166,7 @@ export function knownSpellings(
   generation: string,
   candidates: readonly string[],
 ): Set<string> | undefined {
-  return spellingsOf(pool).known(generation, candidates);
+  return cachesOf(pool).spellings.known(generation, candidates);
 }
 
 /** Remembers what a snapshot at `generation` said of `candidates`: `present` are in the vocabulary. */
@@ -187,5 +176,5 @@ export function learnSpellings(
   candidates: readonly string[],
   present: ReadonlySet<string>,
 ): void {
-  spellingsOf(pool).learn(generation, candidates, present);
+  cachesOf(pool).spellings.learn(generation, candidates, present);
 }
