@@ -36,8 +36,8 @@ const requestBounds = new WeakMap<object, number>();
 /**
  * The `statement_timeout` a statement that `pool` runs now is under, in ms: the pool's
  * DB_STATEMENT_TIMEOUT_MS while serving a request (src/http/deadline.ts), else 0 (none: background
- * work, an unwatched pool such as a replica's or PGlite's). A caller that needs a deadline no
- * longer than this can rely on it instead of setting its own in a transaction.
+ * work, an unwatched pool such as a replica's or PGlite's). A caller whose statement needs exactly
+ * this deadline can rely on it instead of setting its own in a transaction (src/search).
  */
 export function statementBound(pool: object): number {
   return workScope.getStore() ? (requestBounds.get(pool) ?? 0) : 0;
