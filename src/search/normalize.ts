@@ -15,7 +15,16 @@ export interface NormalizedText {
    * `offsets[i]` is the index in the raw input that normalized unit `i` came from; the extra last
    * entry is the raw length. Normalized [s, e) maps to raw [offsets[s], offsets[e]).
    */
-  readonly offsets: number[];
+  readonly offsets: readonly number[];
+}
+
+/**
+ * A pass over text that only some texts need: `needs` is a plain test that every match of the
+ * pass's pattern also passes, so a text that fails it is left as it is without running the
+ * pattern (most of these patterns start with a lookbehind, tried at every position).
+ */
+function onlyIf(needs: RegExp, pass: (source: MappedText) => MappedText) {
+  return (source: MappedText): MappedText => (needs.test(source.text) ? pass(source) : source);
 }
 
 /**
@@ -147,8 +156,8 @@ const HYPHENATED_PREFIXES = new Set([
 const BREAKS =
   /\u00AD(?:[ \t]*(?:\r\n|\r|\n)[ \t]*)?|\p{Cf}|(?<=([\p{L}\p{M}\p{N}]+))-[ \t]*(?:\r\n|\r|\n)\s*(?=(\p{L}|\p{N}))/gu;
 
-function joinBreaks(source: MappedText): MappedText {
-  return replaceMapped(source, BREAKS, (match) => {
+const joinBreaks = onlyIf(/\p{Cf}|-[ \t]*[\r\n]/u, (source) =>
+  replaceMapped(source, BREAKS, (match) => {
     const [whole, before, after] = match;
     if (!whole.startsWith('-')) return '';
     const joinsWord =
@@ -156,15 +165,34 @@ function joinBreaks(source: MappedText): MappedText {
       /\p{Ll}/u.test(after) &&
       !HYPHENATED_PREFIXES.has(before.toLowerCase().replace(/^.*[^\p{L}]/u, ''));
     return joinsWord ? '' : '-';
-  });
-}
+  }),
+);
 
+/**
+ * Lower case, code point by code point. Where no code point changes its length (İ is the only one
+ * that does) and no upper-case sigma depends on its context (the whole-string toLowerCase writes a
+ * word-final Σ as ς), lower-casing the whole string gives the same text unit for unit, so the
+ * origins stay as they are; an astral letter is mapped per code point so both of its units keep
+ * the origin of its first, as a replacement does.
+ */
 function lowerCase(source: MappedText): MappedText {
+  const { text } = source;
+  if (!/[\u0130\u03A3\uD800-\uDFFF]/.test(text)) {
+    const lower = text.toLowerCase();
+    return lower === text ? source : { text: lower, origins: source.origins };
+  }
   return replaceMapped(source, /\p{Changes_When_Lowercased}/gu, (match) => match[0].toLowerCase());
 }
 
+/**
+ * Runs of white space and control characters become one space, and none is left at either end. A
+ * single space between two words is already that, so the pattern only finds the runs that change:
+ * two or more characters, one that is not a space, or a space at either end.
+ */
+const WHITESPACE_TO_COLLAPSE = /[\s\p{Cc}]{2,}|[^\S ]|\p{Cc}|^ | $/gu;
+
 function collapseWhitespace(source: MappedText): MappedText {
-  return replaceMapped(source, /[\s\p{Cc}]+/gu, (match, text) =>
+  return replaceMapped(source, WHITESPACE_TO_COLLAPSE, (match, text) =>
     match.index === 0 || match.index + match[0].length === text.length ? '' : ' ',
   );
 }
@@ -205,6 +233,14 @@ function followedByWord(text: string, index: number): boolean {
   return WORD_CHAR.test(String.fromCodePoint(text.codePointAt(index) ?? 0x20));
 }
 
+const withSquareFeetWords = onlyIf(/sq/, (source) =>
+  replaceMapped(source, SQUARE_FEET_WORDS, (match, text) => {
+    const end = match.index + match[0].length;
+    return `square feet${followedByWord(text, end) ? ' ' : ''}`;
+  }),
+);
+const withDimensionSigns = onlyIf(/[x\u00D7] ?\d/, (source) => replaceMapped(source, DIMENSION_SIGN, () => ' x '));
+
 function canonicalizeUnits(source: MappedText): MappedText {
   const withUnits = replaceMapped(source, UNIT_AFTER_NUMBER, (match, text) => {
     const end = match.index + match[0].length;
@@ -216,11 +252,7 @@ function canonicalizeUnits(source: MappedText): MappedText {
     }
     return ` ${unitOf(match)}${followedByWord(text, end) ? ' ' : ''}`;
   });
-  const withSquareFeet = replaceMapped(withUnits, SQUARE_FEET_WORDS, (match, text) => {
-    const end = match.index + match[0].length;
-    return `square feet${followedByWord(text, end) ? ' ' : ''}`;
-  });
-  return replaceMapped(withSquareFeet, DIMENSION_SIGN, () => ' x ');
+  return withDimensionSigns(withSquareFeetWords(withUnits));
 }
 
 /** Vulgar fractions as numerator and denominator. */
@@ -236,6 +268,7 @@ const VULGAR_FRACTIONS: Readonly<Record<string, [number, number]>> = {
   '\u2154': [2, 3],
 };
 const VULGAR = new RegExp(`(\\d*) ?([${Object.keys(VULGAR_FRACTIONS).join('')}])`, 'gu');
+const ANY_VULGAR = new RegExp(`[${Object.keys(VULGAR_FRACTIONS).join('')}]`, 'u');
 
 /** `2` and `1/2` as one number: a decimal when the fraction has one (halves, quarters, eighths). */
 function mixedNumber(whole: string, numerator: number, denominator: number): string {
@@ -249,12 +282,12 @@ function mixedNumber(whole: string, numerator: number, denominator: number): str
  * Vulgar fractions before NFKC, which would write `2½` as `21⁄2`: `2½` is `2.5`, a lone `½` is
  * `1/2`.
  */
-function vulgarFractions(source: MappedText): MappedText {
-  return replaceMapped(source, VULGAR, (match) => {
+const vulgarFractions = onlyIf(ANY_VULGAR, (source) =>
+  replaceMapped(source, VULGAR, (match) => {
     const [numerator, denominator] = VULGAR_FRACTIONS[match[2]];
     return mixedNumber(match[1], numerator, denominator);
-  });
-}
+  }),
+);
 
 /**
  * Numbers are whole. Digit groups separated by commas or single spaces (a thin or no-break space
@@ -267,11 +300,15 @@ const DIGIT_GROUPS =
   /(?<![\p{L}\p{M}\p{N}]|\p{N}[.,/])\d{1,3}(?:([, ])\d{3})(?:\1\d{3})*(?![\p{N}]|[.,/]\p{N}|[, ]\d{3}(?!\d))/gu;
 const MIXED_FRACTION = /(?<![\p{L}\p{M}\p{N}]|\p{N}[.,/])(\d+) (\d+)\/(\d+)(?![\p{N}]|[./]\p{N})/gu;
 
+const groupDigits = onlyIf(/\d[, ]\d{3}/, (source) =>
+  replaceMapped(source, DIGIT_GROUPS, (match) => match[0].replace(/[, ]/g, '')),
+);
+const joinMixedFractions = onlyIf(/\d \d+\/\d/, (source) =>
+  replaceMapped(source, MIXED_FRACTION, (match) => mixedNumber(match[1], Number(match[2]), Number(match[3]))),
+);
+
 function wholeNumbers(source: MappedText): MappedText {
-  const grouped = replaceMapped(source, DIGIT_GROUPS, (match) => match[0].replace(/[, ]/g, ''));
-  return replaceMapped(grouped, MIXED_FRACTION, (match) =>
-    mixedNumber(match[1], Number(match[2]), Number(match[3])),
-  );
+  return joinMixedFractions(groupDigits(source));
 }
 
 /**
@@ -281,11 +318,11 @@ function wholeNumbers(source: MappedText): MappedText {
  * units, since a unit may put a word next to a hyphen (`30"-30"`). Between two digits a hyphen
  * stays: `101-205` is a range, and `2-300` must not become the number `2 300`.
  */
-const INNER_HYPHEN = /(?<=[\p{L}\p{M}])-(?=[\p{L}\p{M}\p{N}])|(?<=\p{N})-(?=[\p{L}\p{M}])/gu;
+// The hyphen comes first and the character before it is checked by a lookbehind that includes it,
+// so the pattern is tried only at hyphens, not at every position.
+const INNER_HYPHEN = /-(?<=[\p{L}\p{M}]-)(?=[\p{L}\p{M}\p{N}])|-(?<=\p{N}-)(?=[\p{L}\p{M}])/gu;
 
-function hyphensToSpaces(source: MappedText): MappedText {
-  return replaceMapped(source, INNER_HYPHEN, () => ' ');
-}
+const hyphensToSpaces = onlyIf(/-/, (source) => replaceMapped(source, INNER_HYPHEN, () => ' '));
 
 export function normalize(raw: string): NormalizedText {
   let current = identityMapped(raw);
@@ -303,7 +340,7 @@ export function normalize(raw: string): NormalizedText {
   current = hyphensToSpaces(current);
   // Last, once spaces are final (`1x1,850` is `1 x 1850`), so a second pass changes nothing.
   current = wholeNumbers(current);
-  return { text: current.text, offsets: [...current.origins] };
+  return { text: current.text, offsets: current.origins };
 }
 
 export function normalizeText(raw: string): string {
