@@ -108,6 +108,11 @@ interface MemoryFigure {
   minutes: number;
   /** RSS in MB sampled at the end of each minute of load. */
   rssMB: number[];
+  /**
+   * Where the RSS is, sampled with it: V8's heap (its size and what is live in it) and memory V8
+   * does not manage (buffers, strings handed to sockets), so a step in RSS can be told apart.
+   */
+  heapMB: { total: number; used: number; external: number }[];
   afterFirstMinuteMB: number;
   atEndMB: number;
   /** RSS at the end over RSS after the first minute. */
@@ -504,18 +509,25 @@ async function restBench(
 async function memoryBench(baseUrl: string, loads: LoadRequest[]): Promise<MemoryFigure> {
   const minutes = Math.max(2, Number(flags['memory-minutes']));
   const rssMB: number[] = [];
+  const heapMB: MemoryFigure['heapMB'] = [];
+  const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
   let requests = 0;
   for (let m = 1; m <= minutes; m++) {
     const figures = await Promise.all(
       loads.map((load) => autocannon(baseUrl, load, { connections: 4, seconds: 60 })),
     );
     requests += figures.reduce((n, f) => n + f.perSecond * 60, 0);
-    rssMB.push(Math.round(process.memoryUsage().rss / 1024 / 1024));
-    log(`  memory: minute ${m}/${minutes}, RSS ${rssMB.at(-1)} MB`);
+    const usage = process.memoryUsage();
+    rssMB.push(mb(usage.rss));
+    heapMB.push({ total: mb(usage.heapTotal), used: mb(usage.heapUsed), external: mb(usage.external) });
+    log(
+      `  memory: minute ${m}/${minutes}, RSS ${rssMB.at(-1)} MB (V8 heap ${mb(usage.heapTotal)} MB, ${mb(usage.heapUsed)} MB live; off the heap ${mb(usage.external)} MB)`,
+    );
   }
   return {
     minutes,
     rssMB,
+    heapMB,
     afterFirstMinuteMB: rssMB[0],
     atEndMB: rssMB.at(-1)!,
     growth: ratio(rssMB.at(-1)!, rssMB[0]),
@@ -609,6 +621,7 @@ function formatReport(r: Report): string {
     lines.push(
       `## Memory (${m.minutes} minutes of mixed load: Floor Plan Match, Building Link, MCP search; ${m.requests} requests)`,
       `RSS after the first minute ${m.afterFirstMinuteMB} MB, at the end ${m.atEndMB} MB: ×${m.growth} (per minute: ${m.rssMB.join(', ')} MB). Goal: ${m.goal}`,
+      `V8 heap per minute, size / live: ${m.heapMB.map((h) => `${h.total}/${h.used}`).join(', ')} MB; off the heap: ${m.heapMB.map((h) => h.external).join(', ')} MB`,
       '',
     );
   }
