@@ -239,7 +239,9 @@ const withSquareFeetWords = onlyIf(/sq/, (source) =>
     return `square feet${followedByWord(text, end) ? ' ' : ''}`;
   }),
 );
-const withDimensionSigns = onlyIf(/[x\u00D7] ?\d/, (source) => replaceMapped(source, DIMENSION_SIGN, () => ' x '));
+const withDimensionSigns = onlyIf(/[x\u00D7] ?\d/, (source) =>
+  replaceMapped(source, DIMENSION_SIGN, () => ' x '),
+);
 
 function canonicalizeUnits(source: MappedText): MappedText {
   const withUnits = replaceMapped(source, UNIT_AFTER_NUMBER, (match, text) => {
