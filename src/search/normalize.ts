@@ -168,6 +168,9 @@ const joinBreaks = onlyIf(/\p{Cf}|-[ \t]*[\r\n]/u, (source) =>
   }),
 );
 
+/** What lowerCase must lower code point by code point (see there). */
+const LOWER_CASE_BY_CODE_POINT = /[\u0130\u03A3\uD800-\uDFFF]/;
+
 /**
  * Lower case, code point by code point. Where no code point changes its length (İ is the only one
  * that does) and no upper-case sigma depends on its context (the whole-string toLowerCase writes a
@@ -177,7 +180,7 @@ const joinBreaks = onlyIf(/\p{Cf}|-[ \t]*[\r\n]/u, (source) =>
  */
 function lowerCase(source: MappedText): MappedText {
   const { text } = source;
-  if (!/[\u0130\u03A3\uD800-\uDFFF]/.test(text)) {
+  if (!LOWER_CASE_BY_CODE_POINT.test(text)) {
     const lower = text.toLowerCase();
     return lower === text ? source : { text: lower, origins: source.origins };
   }
@@ -269,8 +272,9 @@ const VULGAR_FRACTIONS: Readonly<Record<string, [number, number]>> = {
   '\u2153': [1, 3],
   '\u2154': [2, 3],
 };
-const VULGAR = new RegExp(`(\\d*) ?([${Object.keys(VULGAR_FRACTIONS).join('')}])`, 'gu');
-const ANY_VULGAR = new RegExp(`[${Object.keys(VULGAR_FRACTIONS).join('')}]`, 'u');
+const VULGAR_CHAR = `[${Object.keys(VULGAR_FRACTIONS).join('')}]`;
+const VULGAR = new RegExp(`(\\d*) ?(${VULGAR_CHAR})`, 'gu');
+const ANY_VULGAR = new RegExp(VULGAR_CHAR, 'u');
 
 /** `2` and `1/2` as one number: a decimal when the fraction has one (halves, quarters, eighths). */
 function mixedNumber(whole: string, numerator: number, denominator: number): string {
