@@ -233,9 +233,87 @@ async function reindexDocument(em: EntityManager, documentId: number): Promise<E
 
 export type Extractor = (bytes: Uint8Array) => Promise<ExtractionResult>;
 
+/** The chunk columns a statement binds per row, after the three the rows share ($1-$3). */
+const CHUNK_ROW = ['int', 'int', 'text', 'text', 'tsvector', 'text'] as const;
+
 /**
- * Up to 200 chunks or ~256 kB of text per statement. The driver formats parameters into the SQL
- * text on the event loop, ~0.1 s per MB, so a statement's size is a stall of the whole process.
+ * `(…), (…)` rows of chunks: `owner` is the extraction, document and project columns every row
+ * shares (parameters already in `params`); each row's own values are appended to `params`.
+ */
+function chunkRows(drafts: ChunkDraft[], params: unknown[], owner: string): string {
+  return drafts
+    .map((c) => {
+      params.push(c.chunkIndex, c.pageNumber, c.rawText, c.searchText, c.searchVector, c.pageTextHash);
+      const first = params.length - CHUNK_ROW.length + 1;
+      return `(${owner}, ${CHUNK_ROW.map((type, i) => `$${first + i}::${type}`).join(', ')})`;
+    })
+    .join(', ');
+}
+
+const CHUNK_COLUMNS =
+  'extraction_id, document_id, project_id, chunk_index, page_number, raw_text, search_text, search_vector, text_hash';
+
+/** What the commit of an extraction's outcome writes, with the chunks it inserts itself. */
+interface Outcome {
+  extractionId: number;
+  documentId: number;
+  projectId: number;
+  status: Extraction['status'];
+  result: ExtractionResult;
+  /** Delete the chunks an earlier attempt of this extraction left (a manual re-run). */
+  retry: boolean;
+  /** The chunks this statement inserts (the last batch, or all of them). */
+  drafts: ChunkDraft[];
+  /** The words of every chunk of the extraction, for the index's vocabulary. */
+  words: string[];
+}
+
+/**
+ * The commit of an extraction's outcome as ONE statement: the status, the chunks, the vocabulary,
+ * the document's switch to this extraction and the previous extraction's chunks gone. Every part
+ * waits on the extraction's row and writes only while that row is still pending or processing: a
+ * second delivery of the same job (a worker thought dead, still running) that commits after the
+ * first writes nothing, so chunks are never committed twice. Returns whether it wrote.
+ *
+ * The document's switch: when this extraction completed, or when what search reads now is not a
+ * completed one; a failed re-index leaves a completed extraction in place.
+ */
+function commitStatement(o: Outcome): { text: string; values: unknown[] } {
+  const r = o.result;
+  const values: unknown[] = [o.extractionId, o.documentId];
+  const at = (value: unknown) => `$${values.push(value)}`;
+  const rows = o.drafts.length
+    ? chunkRows(o.drafts, values, `$1::int, $2::int, ${at(o.projectId)}::int`)
+    : '';
+  const status = at(o.status);
+  const text = `with ext as (
+      update extraction set status = ${status}, method = ${at(r.method)}, extractor_version = ${at(r.extractorVersion)},
+             normalizer_version = ${at(NORMALIZER_VERSION)}, page_count = ${at(r.pageCount)},
+             raw_text_length = ${at(r.rawTextLength)}, error = ${at(r.error)},
+             indexed_at = case when ${status} = 'completed' then now() end
+       where id = $1 and status in ('pending', 'processing')
+      returning id),
+    ${o.retry ? 'retry as (delete from chunk where extraction_id = $1 and exists (select 1 from ext)),' : ''}
+    ${rows ? `ins as (insert into chunk (${CHUNK_COLUMNS}) select * from (values ${rows}) v where exists (select 1 from ext)),` : ''}
+    voc as (insert into search_vocabulary (word)
+            select distinct w from json_array_elements_text(${at(JSON.stringify(o.words))}::json) w
+             where exists (select 1 from ext)
+            on conflict do nothing),
+    cur as (select d.current_extraction_id as previous, e.status as previous_status
+              from document d left join extraction e on e.id = d.current_extraction_id
+             where d.id = $2 and exists (select 1 from ext) for update of d),
+    sw as (update document d set current_extraction_id = $1 from cur
+            where d.id = $2 and cur.previous is distinct from $1
+              and (${status} = 'completed' or cur.previous_status is distinct from 'completed')
+           returning cur.previous),
+    old as (delete from chunk where extraction_id = (select previous from sw))
+    select count(*)::int as written from ext`;
+  return { text, values };
+}
+
+/**
+ * Up to 200 chunks or ~256 kB of text per statement: the statement travels as one message, and a
+ * long document's chunks as several statements in one transaction.
  */
 function* insertBatches(drafts: ChunkDraft[]): Generator<ChunkDraft[]> {
   let batch: ChunkDraft[] = [];
@@ -252,48 +330,25 @@ function* insertBatches(drafts: ChunkDraft[]): Generator<ChunkDraft[]> {
   if (batch.length) yield batch;
 }
 
-/** Multi-row inserts in batches: one round trip per batch instead of one per chunk. */
-export async function insertChunks(
-  tx: EntityManager,
-  owner: { extractionId: number; documentId: number; projectId: number },
-  drafts: ChunkDraft[],
-): Promise<void> {
-  const conn = tx.getConnection();
-  for (const batch of insertBatches(drafts)) {
-    await conn.execute(
-      `insert into chunk (extraction_id, document_id, project_id, chunk_index, page_number, raw_text, search_text, search_vector, text_hash) values ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?::tsvector, ?)').join(', ')}`,
-      batch.flatMap((c) => [
-        owner.extractionId,
-        owner.documentId,
-        owner.projectId,
-        c.chunkIndex,
-        c.pageNumber,
-        c.rawText,
-        c.searchText,
-        c.searchVector,
-        c.pageTextHash,
-      ]),
-      'run',
-      tx.getTransactionContext(),
-    );
-  }
-  // The index's vocabulary (compound splitting asks it which words the documents use).
-  const words = vocabularyOf(drafts.map((d) => d.searchText));
-  if (words.length)
-    await conn.execute(
-      `insert into search_vocabulary (word) select distinct w from json_array_elements_text(?::json) w
-         on conflict do nothing`,
-      [JSON.stringify(words)],
-      'run',
-      tx.getTransactionContext(),
-    );
+interface PgClient {
+  query<R>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+  release(destroy?: boolean | Error): void;
+}
+interface PgPool {
+  query<R>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+  connect(): Promise<PgClient>;
 }
 
 /**
  * Runs one extraction to its end state. Idempotent: a finished extraction is left alone, and the
- * chunks, the status and the document's switch to this extraction are committed in ONE
- * transaction, so a worker killed at any point leaves no partial or duplicate chunks behind; the
- * retry simply starts over. A re-index that fails keeps the previous extraction searchable.
+ * chunks, the status and the document's switch to this extraction are committed together, so a
+ * worker killed at any point leaves no partial or duplicate chunks behind; the retry simply starts
+ * over. A re-index that fails keeps the previous extraction searchable.
+ *
+ * Round trips: the claim, then one statement for a document of up to one batch of chunks (most
+ * documents), else a transaction of one insert per batch and that statement. Both go to the
+ * driver's pool with bound parameters: the ORM would format every value, the PDF and the chunks'
+ * text included, into the SQL text on the event loop.
  */
 export async function processExtraction(
   em: EntityManager,
@@ -301,70 +356,99 @@ export async function processExtraction(
   extract: Extractor,
   hooks: { beforeCommit?: () => Promise<void> } = {},
 ): Promise<Extraction['status'] | 'missing'> {
-  const conn = em.getConnection();
+  const pool = (await em.getConnection('write').getNativeClient()) as unknown as PgPool;
   // Claim and read the PDF: one statement; a finished extraction is left alone (idempotent re-delivery).
-  const claimed = await conn.execute<
-    { document_id: number; project_id: number; content: Buffer; attempts: number }[]
-  >(
+  const { rows: claimed } = await pool.query<{
+    document_id: number;
+    project_id: number;
+    content: Uint8Array;
+    attempts: number;
+  }>(
     `update extraction e set status = 'processing', attempts = e.attempts + 1
        from document d
-      where e.id = ? and e.status in ('pending', 'processing') and d.id = e.document_id
+      where e.id = $1 and e.status in ('pending', 'processing') and d.id = e.document_id
       returning e.document_id, e.attempts, d.project_id, d.content`,
     [extractionId],
   );
-  if (!claimed.length) {
-    const row = await em.fork().findOne(ExtractionSchema, { id: extractionId }, { fields: ['status'] });
-    return row ? row.status : 'missing';
-  }
+  if (!claimed.length) return currentStatus(pool, extractionId);
   const [doc] = claimed;
-  const documentId = doc.document_id;
   const result = await extract(new Uint8Array(doc.content));
   // The extractor process normally chunks; pages are chunked here only for an extractor that did not.
   const drafts = result.status === 'completed' ? (result.chunks ?? chunkPages(result.pages)) : [];
   const status = result.status === 'completed' && drafts.length === 0 ? 'no_text' : result.status;
+  const batches = [...insertBatches(drafts)];
+  const outcome: Outcome = {
+    extractionId,
+    documentId: doc.document_id,
+    projectId: doc.project_id,
+    status,
+    result,
+    // Chunks of an earlier attempt of this extraction cannot have been committed (the commit ends
+    // its pending state); this guards a manual re-run. A first attempt has none.
+    retry: doc.attempts > 1,
+    drafts: batches.at(-1) ?? [],
+    // The index's vocabulary (compound splitting asks it which words the documents use).
+    words: vocabularyOf(drafts.map((d) => d.searchText)),
+  };
+  let written: boolean;
+  if (batches.length <= 1 && !hooks.beforeCommit) {
+    const { text, values } = commitStatement(outcome);
+    written = (await pool.query<{ written: number }>(text, values)).rows[0].written > 0;
+  } else {
+    written = await commitInTransaction(pool, outcome, batches.slice(0, -1), hooks.beforeCommit);
+  }
+  return written ? status : currentStatus(pool, extractionId);
+}
 
-  await em.fork().transactional(async (tx) => {
-    const run = (sql: string, params: unknown[]) =>
-      tx.getConnection().execute(sql, params, 'run', tx.getTransactionContext());
-    // Chunks of an earlier attempt of this extraction cannot have been committed; this guards a
-    // manual re-run. A first attempt has none.
-    if (doc.attempts > 1) await run('delete from chunk where extraction_id = ?', [extractionId]);
-    await insertChunks(tx, { extractionId, documentId, projectId: doc.project_id }, drafts);
-    await run(
-      `update extraction set status = ?, method = ?, extractor_version = ?, normalizer_version = ?, page_count = ?,
-         raw_text_length = ?, error = ?, indexed_at = ? where id = ?`,
-      [
-        status,
-        result.method,
-        result.extractorVersion,
-        NORMALIZER_VERSION,
-        result.pageCount,
-        result.rawTextLength,
-        result.error,
-        status === 'completed' ? new Date() : null,
-        extractionId,
-      ],
+/**
+ * The commit for a document of several batches of chunks (or under a test's hook): the
+ * extraction's row is locked first, so that a second delivery waits and then finds it finished.
+ */
+async function commitInTransaction(
+  pool: PgPool,
+  outcome: Outcome,
+  earlier: ChunkDraft[][],
+  beforeCommit?: () => Promise<void>,
+): Promise<boolean> {
+  const client = await pool.connect();
+  let failed: Error | undefined;
+  try {
+    await client.query('begin');
+    const { rows: open } = await client.query(
+      `select 1 from extraction where id = $1 and status in ('pending', 'processing') for update`,
+      [outcome.extractionId],
     );
-    // Switch the document to this extraction when it completed, or when what search reads now is
-    // not a completed one; a failed re-index leaves a completed extraction in place.
-    const [current] = await tx
-      .getConnection()
-      .execute<{ previous: number | null; previous_status: string | null }[]>(
-        `select d.current_extraction_id as previous, e.status as previous_status
-           from document d left join extraction e on e.id = d.current_extraction_id
-          where d.id = ? for update of d`,
-        [documentId],
-        'all',
-        tx.getTransactionContext(),
-      );
-    const previous = current?.previous ?? null;
-    if (previous !== extractionId && (status === 'completed' || current?.previous_status !== 'completed')) {
-      await run('update document set current_extraction_id = ? where id = ?', [extractionId, documentId]);
-      if (previous) await run('delete from chunk where extraction_id = ?', [previous]);
+    if (!open.length) {
+      await client.query('rollback');
+      return false;
     }
-    await hooks.beforeCommit?.();
-  });
-  return status;
+    if (outcome.retry)
+      await client.query('delete from chunk where extraction_id = $1', [outcome.extractionId]);
+    for (const batch of earlier) {
+      const values: unknown[] = [outcome.extractionId, outcome.documentId, outcome.projectId];
+      const rows = chunkRows(batch, values, '$1::int, $2::int, $3::int');
+      await client.query(`insert into chunk (${CHUNK_COLUMNS}) values ${rows}`, values);
+    }
+    const { text, values } = commitStatement({ ...outcome, retry: false });
+    await client.query(text, values);
+    await beforeCommit?.();
+    await client.query('commit');
+    return true;
+  } catch (err) {
+    failed = err as Error;
+    await client.query('rollback').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release(failed);
+  }
+}
+
+async function currentStatus(pool: PgPool, extractionId: number): Promise<Extraction['status'] | 'missing'> {
+  const { rows } = await pool.query<{ status: Extraction['status'] }>(
+    'select status from extraction where id = $1',
+    [extractionId],
+  );
+  return rows[0]?.status ?? 'missing';
 }
 
 /** An extraction that failed this often without reaching an end state is not queued again by reconciliation. */

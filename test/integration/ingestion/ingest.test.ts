@@ -305,6 +305,71 @@ describe('document ingestion', () => {
     expect(new Set(chunks.map((c) => c.extraction.id))).toEqual(new Set([job.id]));
   });
 
+  /** A stored document with a new pending extraction of it (what the queue would deliver). */
+  async function pendingExtraction(pages: string[]) {
+    const res = await upload(await makePdf(pages), { category: 'brochure', name: `b-${pages.length}.pdf` });
+    await idle();
+    const docId = Number(res.data.uploadDocument.document.id);
+    const em = t.app.deps.em.fork();
+    const job = em.create(ExtractionSchema, { document: docId, status: 'pending' });
+    await em.flush();
+    return { docId, extractionId: job.id };
+  }
+
+  /** An extractor that waits for `gate` before answering, so that two deliveries overlap. */
+  const gated =
+    (gate: Promise<void>, pages?: { pageNumber: number; text: string }[]) => async (bytes: Uint8Array) => {
+      const result = await defaultExtractor(bytes);
+      await gate;
+      return pages ? { ...result, pages, chunks: undefined, pageCount: pages.length } : result;
+    };
+
+  it('a job delivered twice (a worker thought dead) commits its chunks once; the late delivery writes nothing', async () => {
+    const { docId, extractionId } = await pendingExtraction(['Twice delivered: page one', 'page two']);
+    const chunkIds = async () =>
+      (await t.app.deps.em.fork().find(ChunkSchema, { document: docId }, { orderBy: { id: 'asc' } })).map(
+        (c) => [c.id, c.extraction.id, c.chunkIndex],
+      );
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    // The first delivery claims the job and stalls in extraction; the second runs to its end.
+    const late = processExtraction(t.app.deps.em.fork(), extractionId, gated(gate));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await processExtraction(t.app.deps.em.fork(), extractionId, defaultExtractor)).toBe('completed');
+    const committed = await chunkIds();
+    expect(committed.map(([, extraction, index]) => [extraction, index])).toEqual([
+      [extractionId, 0],
+      [extractionId, 1],
+    ]);
+    open();
+    expect(await late).toBe('completed');
+    expect(await chunkIds()).toEqual(committed);
+  });
+
+  it('a document of several insert batches commits every chunk in one transaction, once', async () => {
+    // 450 pages of text: three statements of up to 200 chunks, then the commit statement.
+    const pages = Array.from({ length: 450 }, (_, i) => ({
+      pageNumber: i + 1,
+      text: `Page ${i + 1} of the long brochure: quartz countertops, suite ${i}.`,
+    }));
+    const { docId, extractionId } = await pendingExtraction(['A long brochure']);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const runs = [1, 2].map(() => processExtraction(t.app.deps.em.fork(), extractionId, gated(gate, pages)));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    open();
+    expect(await Promise.all(runs)).toEqual(['completed', 'completed']);
+    const em = t.app.deps.em.fork();
+    const chunks = await em.find(ChunkSchema, { document: docId }, { orderBy: { chunkIndex: 'asc' } });
+    expect(chunks).toHaveLength(450);
+    expect(chunks.map((c) => c.pageNumber)).toEqual(pages.map((p) => p.pageNumber));
+    expect(new Set(chunks.map((c) => c.extraction.id))).toEqual(new Set([extractionId]));
+    const doc = await em.findOneOrFail(DocumentSchema, { id: docId });
+    expect(doc.currentExtraction!.id).toBe(extractionId);
+    const extraction = await em.findOneOrFail(ExtractionSchema, { id: extractionId });
+    expect([extraction.status, extraction.pageCount]).toEqual(['completed', 450]);
+  });
+
   it('the same bytes uploaded five times at once store one document; the others are its duplicates', async () => {
     const pdf = await makePdf(['Concurrent duplicate uploads: one stored document, one extraction.']);
     const before = await Promise.all(['document', 'extraction'].map(count));
