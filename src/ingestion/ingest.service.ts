@@ -8,6 +8,7 @@ import { chunkPages, type ChunkDraft } from '../search/chunk.js';
 import { vocabularyOf } from '../search/compounds.js';
 import { NORMALIZER_VERSION } from '../search/normalize.js';
 import { optionalText, parseId, requireOneOf, requireText } from '../errors/validate.js';
+import { nativeQuery } from '../db/native.js';
 import type { ExtractionResult } from './extract.js';
 import type { ExtractionQueue } from './queue.js';
 
@@ -87,10 +88,12 @@ export async function uploadDocument(
     input.supersedesDocumentId === null || input.supersedesDocumentId === undefined
       ? null
       : parseId('supersedesDocumentId', input.supersedesDocumentId);
-  const conn = em.getConnection();
-  const [found] = await conn.execute<{ project: boolean; supersedes_project: number | null }[]>(
-    `select exists (select 1 from project where id = ?) as project,
-            (select project_id from document where id = ?) as supersedes_project`,
+  // The driver's pool with bound parameters: the PDF travels as binary, not as hex the ORM would
+  // format into the SQL text on the event loop.
+  const query = await nativeQuery(em);
+  const [found] = await query<{ project: boolean; supersedes_project: number | null }>(
+    `select exists (select 1 from project where id = $1) as project,
+            (select project_id from document where id = $2) as supersedes_project`,
     [projectId, supersedesId],
   );
   if (!found.project) throw badInput('projectId', `no project with id ${projectId}`);
@@ -106,21 +109,21 @@ export async function uploadDocument(
   for (let attempt = 0; ; attempt++) {
     // Ids first, so the document can point at its extraction in the same statement (foreign keys are
     // checked at its end). A duplicate (same bytes, same project) inserts nothing.
-    const [created] = await conn.execute<{ id: number; extraction_id: number; created_at: Date }[]>(
+    const [created] = await query<{ id: number; extraction_id: number; created_at: Date }>(
       `with ids as (
        select nextval(pg_get_serial_sequence('document', 'id')) as document_id,
               nextval(pg_get_serial_sequence('extraction', 'id')) as extraction_id),
      doc as (
        insert into document (id, project_id, name, category, type, supersedes_id, is_latest, content_hash,
                              byte_size, content, current_extraction_id, created_at)
-       select document_id, ?, ?, ?, ?, ?, true, ?, ?, ?, extraction_id, now() from ids
+       select document_id, $1, $2, $3, $4, $5, true, $6, $7, $8, extraction_id, now() from ids
        on conflict (project_id, content_hash) do nothing
        returning id, current_extraction_id, created_at),
      ext as (
        insert into extraction (id, document_id, status, created_at)
        select current_extraction_id, id, 'pending', now() from doc returning id),
      superseded as (
-       update document set is_latest = false where id = ? and exists (select 1 from doc) returning id)
+       update document set is_latest = false where id = $5 and exists (select 1 from doc) returning id)
      select doc.id, doc.current_extraction_id as extraction_id, doc.created_at from doc`,
       [
         projectId,
@@ -130,8 +133,7 @@ export async function uploadDocument(
         supersedesId,
         contentHash,
         input.content.length,
-        Buffer.from(input.content),
-        supersedesId,
+        Buffer.from(input.content.buffer, input.content.byteOffset, input.content.byteLength),
       ],
     );
     if (created) {
@@ -154,12 +156,12 @@ export async function uploadDocument(
       };
     }
     // A stored document whose extraction never finished (its queueing failed, say) is queued again.
-    const [existing] = await conn.execute<DocumentRow[] | []>(
+    const [existing] = await query<DocumentRow>(
       `select d.id, d.project_id, d.name, d.category, d.type, d.is_latest, d.byte_size, d.content_hash, d.created_at,
             d.supersedes_id, d.current_extraction_id,
             (select e.id from extraction e where e.document_id = d.id and e.status in ('pending', 'processing')
               order by e.id desc limit 1) as unfinished
-       from document d where d.project_id = ? and d.content_hash = ?`,
+       from document d where d.project_id = $1 and d.content_hash = $2`,
       [projectId, contentHash],
     );
     if (!existing) {
