@@ -17,3 +17,34 @@ export async function nativeQuery(
   };
   return async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[];
 }
+
+/** One connection of the driver's pool, as `onConnection` lends it. */
+export interface NativeClient {
+  query<R = unknown>(
+    statement: string | { text: string; values?: unknown[]; name?: string },
+    values?: unknown[],
+  ): Promise<{ rows: R[] }>;
+}
+
+interface ConnectingPool {
+  connect(): Promise<NativeClient & { release(err?: Error): void }>;
+}
+
+/**
+ * Runs `work` on one connection of `pool`, which opens its transaction itself (`begin` with its own
+ * options, or several statements in one message). When `work` throws, the transaction is rolled
+ * back and the connection is discarded rather than returned to the pool, its state unknown.
+ */
+export async function onConnection<T>(pool: object, work: (client: NativeClient) => Promise<T>): Promise<T> {
+  const client = await (pool as ConnectingPool).connect();
+  let failed: Error | undefined;
+  try {
+    return await work(client);
+  } catch (err) {
+    failed = err as Error;
+    await client.query('rollback').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release(failed);
+  }
+}

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { onConnection } from './native.js';
 
 /** Which index answers `search_vector @@ query` (SEARCH_INDEX). */
 export type SearchIndexKind = 'gin' | 'rum';
@@ -45,16 +46,14 @@ export async function ensureSearchIndex(
     return 'gin';
   }
   const pool = await em.getConnection('write').getNativeClient();
-  const client = await pool.connect();
-  let failed: Error | undefined;
-  try {
+  return onConnection(pool, async (client) => {
     await client.query('begin');
     await client.query('select pg_advisory_xact_lock($1)', [LOCK_KEY]);
     const { rows } = await client.query<{ available: boolean; present: string[] }>(
       `select exists (select 1 from pg_available_extensions where name = 'rum') as available,
-              array(select indexname::text from pg_indexes
-                     where schemaname = current_schema() and tablename = 'chunk'
-                       and indexname in ($1, $2)) as present`,
+                array(select indexname::text from pg_indexes
+                       where schemaname = current_schema() and tablename = 'chunk'
+                         and indexname in ($1, $2)) as present`,
       [INDEX.gin.name, INDEX.rum.name],
     );
     const { available, present } = rows[0];
@@ -74,11 +73,5 @@ export async function ensureSearchIndex(
     await client.query(`drop index if exists "${INDEX[kind === 'gin' ? 'rum' : 'gin'].name}"`);
     await client.query('commit');
     return kind;
-  } catch (err) {
-    failed = err as Error;
-    await client.query('rollback').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release(failed);
-  }
+  });
 }

@@ -8,7 +8,7 @@ import { chunkPages, type ChunkDraft } from '../search/chunk.js';
 import { vocabularyOf } from '../search/compounds.js';
 import { NORMALIZER_VERSION } from '../search/normalize.js';
 import { optionalText, parseId, requireOneOf, requireText } from '../errors/validate.js';
-import { nativeQuery } from '../db/native.js';
+import { nativeQuery, onConnection, type NativeClient } from '../db/native.js';
 import type { ExtractionResult } from './extract.js';
 import type { ExtractionQueue } from './queue.js';
 
@@ -332,14 +332,7 @@ function* insertBatches(drafts: ChunkDraft[]): Generator<ChunkDraft[]> {
   if (batch.length) yield batch;
 }
 
-interface PgClient {
-  query<R>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
-  release(destroy?: boolean | Error): void;
-}
-interface PgPool {
-  query<R>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
-  connect(): Promise<PgClient>;
-}
+type PgPool = NativeClient;
 
 /**
  * Runs one extraction to its end state. Idempotent: a finished extraction is left alone, and the
@@ -412,9 +405,7 @@ async function commitInTransaction(
   earlier: ChunkDraft[][],
   beforeCommit?: () => Promise<void>,
 ): Promise<boolean> {
-  const client = await pool.connect();
-  let failed: Error | undefined;
-  try {
+  return onConnection(pool, async (client) => {
     await client.query('begin');
     const { rows: open } = await client.query(
       `select 1 from extraction where id = $1 and status in ('pending', 'processing') for update`,
@@ -436,13 +427,7 @@ async function commitInTransaction(
     await beforeCommit?.();
     await client.query('commit');
     return true;
-  } catch (err) {
-    failed = err as Error;
-    await client.query('rollback').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release(failed);
-  }
+  });
 }
 
 async function currentStatus(pool: PgPool, extractionId: number): Promise<Extraction['status'] | 'missing'> {

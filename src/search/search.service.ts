@@ -8,6 +8,7 @@ import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../li
 import { validateCategory, validateRange } from '../errors/validate.js';
 import { searchQueryLiteral } from './lexemes.js';
 import { keepAnswer, keptAnswer, knownSpellings, learnSpellings } from './search-cache.js';
+import { onConnection } from '../db/native.js';
 import { statementBound } from '../db/pool-watch.js';
 import { GENERATION_COLUMNS, generationsFor, noteGenerations, type GenerationRow } from '../db/generation.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
@@ -198,40 +199,36 @@ async function inTransaction<T>(
   key: string,
   work: SearchWork<T>,
 ): Promise<T> {
-  const client = await pool.connect();
-  let failed: Error | undefined;
   try {
-    const opened = (await client.query(
-      `begin isolation level repeatable read read only; set local statement_timeout = ${SEARCH_STATEMENT_TIMEOUT_MS}; select ${GENERATION_COLUMNS}` +
-        (candidates.length === 0
-          ? ''
-          : `; select word from search_vocabulary where word = any(array[${candidates.map(escapeLiteral).join(', ')}]::text[])`),
-    )) as unknown as { rows: unknown[] }[];
-    const generation = await noteGenerations(em, opened[2].rows[0] as GenerationRow);
-    const known = new Set(
-      candidates.length === 0 ? [] : (opened[3].rows as { word: string }[]).map((r) => r.word),
-    );
-    learnSpellings(primary, generation.search, candidates, known);
-    // Kept since the request read its generations (a commit in between), or under a replica's.
-    let result = keptAnswer(primary, generation, key) as T | undefined;
-    if (result === undefined) {
-      result = await work(
-        async <R>(sql: string, params: unknown[], prepared?: boolean) =>
-          (await client.query(statement(sql, params, prepared))).rows as R[],
-        searchSpellings(expanded, known),
-        pool,
-        '',
+    return await onConnection(pool, async (client) => {
+      const opened = (await client.query(
+        `begin isolation level repeatable read read only; set local statement_timeout = ${SEARCH_STATEMENT_TIMEOUT_MS}; select ${GENERATION_COLUMNS}` +
+          (candidates.length === 0
+            ? ''
+            : `; select word from search_vocabulary where word = any(array[${candidates.map(escapeLiteral).join(', ')}]::text[])`),
+      )) as unknown as { rows: unknown[] }[];
+      const generation = await noteGenerations(em, opened[2].rows[0] as GenerationRow);
+      const known = new Set(
+        candidates.length === 0 ? [] : (opened[3].rows as { word: string }[]).map((r) => r.word),
       );
-      keepAnswer(primary, generation, key, result);
-    }
-    await client.query('commit');
-    return result;
+      learnSpellings(primary, generation.search, candidates, known);
+      // Kept since the request read its generations (a commit in between), or under a replica's.
+      let result = keptAnswer(primary, generation, key) as T | undefined;
+      if (result === undefined) {
+        result = await work(
+          async <R>(sql: string, params: unknown[], prepared?: boolean) =>
+            (await client.query(statement(sql, params, prepared))).rows as R[],
+          searchSpellings(expanded, known),
+          pool,
+          '',
+        );
+        keepAnswer(primary, generation, key, result);
+      }
+      await client.query('commit');
+      return result;
+    });
   } catch (err) {
-    failed = err as Error;
-    await client.query('rollback').catch(() => undefined);
     throw deadlineError(err);
-  } finally {
-    client.release(failed);
   }
 }
 
