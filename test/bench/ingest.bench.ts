@@ -12,6 +12,7 @@ import { generateCorpus } from '../../src/demo/corpus/index.js';
 import { extractPdfDirect } from '../../src/ingestion/extract.js';
 import { uploadAndQueue } from '../../src/ingestion/ingest.service.js';
 import { longDocuments } from './long-documents.js';
+import { medianOf } from './stats.js';
 import { runWorkersBench, type WorkersFigure } from './workers.bench.js';
 
 export interface IngestFigure {
@@ -185,7 +186,7 @@ async function measure(
       rounds.push({ raw, e2e: pages / seconds, pages });
     }
     const ratios = rounds.map((r) => r.e2e / r.raw);
-    const median = rounds[ratios.indexOf([...ratios].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)])];
+    const median = rounds[ratios.indexOf(medianOf(ratios))];
     return {
       documents: docs.length,
       pages: median.pages,

@@ -556,13 +556,13 @@ function formatReport(r: Report): string {
       ...(r.ingest.workers
         ? [
             `### npm run worker processes on one queue (${r.ingest.workers.documents} PDFs, ${r.ingest.workers.pages} pages, ${r.ingest.workers.cpus} CPUs)`,
-            '| extractions at a time per worker | one worker pages/s | two workers pages/s | ratio |',
-            '|---|---|---|---|',
+            '| extractions at a time per worker | one worker pages/s | two workers pages/s | ratio (median round) | every round |',
+            '|---|---|---|---|---|',
             ...r.ingest.workers.runs.map(
               (w) =>
-                `| ${w.concurrency} | ${w.oneWorkerPagesPerSecond} | ${w.twoWorkersPagesPerSecond} | ${w.ratio} |`,
+                `| ${w.concurrency} | ${w.oneWorkerPagesPerSecond} | ${w.twoWorkersPagesPerSecond} | ${w.ratio} | ${w.roundRatios.join(', ')} |`,
             ),
-            `Ceiling on this machine: raw unpdf in two processes at once gets ×${r.ingest.workers.rawTwoProcessesRatio} the pages/s of one.`,
+            `Ceiling on this machine: raw unpdf in two processes at once gets ×${r.ingest.workers.rawTwoProcessesRatio} the pages/s of one (median round; every round: ${r.ingest.workers.rawTwoProcessesRoundRatios.join(', ')}).`,
             `Goal: ${r.ingest.workers.goal}`,
             '',
           ]

@@ -25,6 +25,11 @@ export function latency(samples: number[]): Latency {
   };
 }
 
+/** The middle value of an odd count of values (for a median round: the round itself is found by it). */
+export function medianOf(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+}
+
 export function ratio(a: number, b: number): number {
   return b === 0 ? 0 : round(a / b);
 }
