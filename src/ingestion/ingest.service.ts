@@ -275,7 +275,7 @@ interface Outcome {
  * the document's switch to this extraction and the previous extraction's chunks gone. Every part
  * waits on the extraction's row and writes only while that row is still pending or processing: a
  * second delivery of the same job (a worker thought dead, still running) that commits after the
- * first writes nothing, so chunks are never committed twice. Returns whether it wrote.
+ * first writes nothing, so chunks are never committed twice. Its one row's `written` is 0 then.
  *
  * The document's switch: when this extraction completed, or when what search reads now is not a
  * completed one; a failed re-index leaves a completed extraction in place.
@@ -332,8 +332,6 @@ function* insertBatches(drafts: ChunkDraft[]): Generator<ChunkDraft[]> {
   if (batch.length) yield batch;
 }
 
-type PgPool = NativeClient;
-
 /**
  * Runs one extraction to its end state. Idempotent: a finished extraction is left alone, and the
  * chunks, the status and the document's switch to this extraction are committed together, so a
@@ -351,7 +349,7 @@ export async function processExtraction(
   extract: Extractor,
   hooks: { beforeCommit?: () => Promise<void> } = {},
 ): Promise<Extraction['status'] | 'missing'> {
-  const pool = (await em.getConnection('write').getNativeClient()) as unknown as PgPool;
+  const pool = (await em.getConnection('write').getNativeClient()) as NativeClient;
   // Claim and read the PDF: one statement; a finished extraction is left alone (idempotent re-delivery).
   const { rows: claimed } = await pool.query<{
     document_id: number;
@@ -400,7 +398,7 @@ export async function processExtraction(
  * extraction's row is locked first, so that a second delivery waits and then finds it finished.
  */
 async function commitInTransaction(
-  pool: PgPool,
+  pool: NativeClient,
   outcome: Outcome,
   earlier: ChunkDraft[][],
   beforeCommit?: () => Promise<void>,
@@ -430,7 +428,10 @@ async function commitInTransaction(
   });
 }
 
-async function currentStatus(pool: PgPool, extractionId: number): Promise<Extraction['status'] | 'missing'> {
+async function currentStatus(
+  pool: NativeClient,
+  extractionId: number,
+): Promise<Extraction['status'] | 'missing'> {
   const { rows } = await pool.query<{ status: Extraction['status'] }>(
     'select status from extraction where id = $1',
     [extractionId],

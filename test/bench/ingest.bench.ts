@@ -12,7 +12,7 @@ import { generateCorpus } from '../../src/demo/corpus/index.js';
 import { extractPdfDirect } from '../../src/ingestion/extract.js';
 import { uploadAndQueue } from '../../src/ingestion/ingest.service.js';
 import { longDocuments } from './long-documents.js';
-import { medianOf } from './stats.js';
+import { medianRound, ratio, round } from './stats.js';
 import { runWorkersBench, type WorkersFigure } from './workers.bench.js';
 
 export interface IngestFigure {
@@ -185,15 +185,14 @@ async function measure(
       const pages = done.reduce((n, e) => n + e.pageCount, 0);
       rounds.push({ raw, e2e: pages / seconds, pages });
     }
-    const ratios = rounds.map((r) => r.e2e / r.raw);
-    const median = rounds[ratios.indexOf(medianOf(ratios))];
+    const median = medianRound(rounds, (r) => r.e2e / r.raw);
     return {
       documents: docs.length,
       pages: median.pages,
-      rawPagesPerSecond: Math.round(median.raw * 10) / 10,
-      endToEndPagesPerSecond: Math.round(median.e2e * 10) / 10,
-      ratio: Math.round((median.e2e / median.raw) * 100) / 100,
-      roundRatios: ratios.map((r) => Math.round(r * 100) / 100),
+      rawPagesPerSecond: round(median.raw, 1),
+      endToEndPagesPerSecond: round(median.e2e, 1),
+      ratio: ratio(median.e2e, median.raw),
+      roundRatios: rounds.map((r) => ratio(r.e2e, r.raw)),
     };
   } finally {
     await app.close();

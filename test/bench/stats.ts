@@ -10,7 +10,7 @@ export interface Latency {
   mean: number;
 }
 
-const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 export function latency(samples: number[]): Latency {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -25,9 +25,12 @@ export function latency(samples: number[]): Latency {
   };
 }
 
-/** The middle value of an odd count of values (for a median round: the round itself is found by it). */
-export function medianOf(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/**
+ * Of an odd count of rounds that each measured both sides of a ratio, the round whose ratio is the
+ * median: its figures are reported together, so the ratio shown is the one its two sides give.
+ */
+export function medianRound<T>(rounds: T[], ratioOf: (round: T) => number): T {
+  return [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b))[Math.floor(rounds.length / 2)];
 }
 
 export function ratio(a: number, b: number): number {

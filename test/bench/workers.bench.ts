@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { App } from '../../src/app.js';
 import { ProjectSchema } from '../../src/entities/index.js';
 import { uploadDocument } from '../../src/ingestion/ingest.service.js';
-import { medianOf } from './stats.js';
+import { medianRound, ratio, round } from './stats.js';
 
 /**
  * Issue 17: `npm run worker` processes sharing one queue. The documents are stored first (no job
@@ -157,7 +157,6 @@ export async function runWorkersBench(opts: {
   log: (line: string) => void;
 }): Promise<WorkersFigure> {
   const rate = (r: { pages: number; seconds: number }) => r.pages / r.seconds;
-  const round2 = (x: number) => Math.round(x * 100) / 100;
   // Each figure alternates its two sides for ROUNDS rounds and keeps the median round's: one run
   // is 2-5 s here, and a single pair moved the ratio by ±0.3 between bench runs.
   const ceilings: number[] = [];
@@ -179,22 +178,21 @@ export async function runWorkersBench(opts: {
       pages = one.pages;
       rounds.push({ one: rate(one), two: rate(two) });
     }
-    const ratios = rounds.map((r) => r.two / r.one);
-    const median = rounds[ratios.indexOf(medianOf(ratios))];
+    const median = medianRound(rounds, (r) => r.two / r.one);
     runs.push({
       concurrency,
-      oneWorkerPagesPerSecond: Math.round(median.one * 10) / 10,
-      twoWorkersPagesPerSecond: Math.round(median.two * 10) / 10,
-      ratio: round2(median.two / median.one),
-      roundRatios: ratios.map(round2),
+      oneWorkerPagesPerSecond: round(median.one, 1),
+      twoWorkersPagesPerSecond: round(median.two, 1),
+      ratio: ratio(median.two, median.one),
+      roundRatios: rounds.map((r) => ratio(r.two, r.one)),
     });
   }
   return {
     documents: opts.docs.length,
     pages,
     cpus: opts.cpus,
-    rawTwoProcessesRatio: round2(medianOf(ceilings)),
-    rawTwoProcessesRoundRatios: ceilings.map(round2),
+    rawTwoProcessesRatio: round(medianRound(ceilings, (c) => c)),
+    rawTwoProcessesRoundRatios: ceilings.map((c) => round(c)),
     runs,
     goal: "two workers ≥ 1.7× one worker's throughput, or the reason it cannot on this machine",
   };
