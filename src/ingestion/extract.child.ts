@@ -27,8 +27,11 @@ export interface ChildRequest {
 export type ChildReply =
   /** A batch of the chunks, in order, sent before the result they belong to. */
   | { id: number; chunks: ChunkDraft[] }
-  /** The end of a job; with `chunk`, `result.chunks` is empty and the batches before it are the chunks. */
-  | { id: number; result: ExtractionResult }
+  /**
+   * The end of a job; with `chunk`, `result.chunks` is empty and the batches before it are the
+   * chunks. `rss` is this process's resident memory after the job, in bytes.
+   */
+  | { id: number; result: ExtractionResult; rss: number }
   /** The failure escaped the job or was a refused allocation: this process exits after sending it. */
   | { id: number; fatal: { name: string; message: string } };
 
@@ -69,11 +72,16 @@ function serve(): void {
   process.on('message', (request: ChildRequest) => {
     current = request.id;
     run(request)
-      .then((result) => send({ id: request.id, result }))
+      .then((result) => send({ id: request.id, result, rss: process.memoryUsage.rss() }))
       .catch((error: unknown) => {
         const { name, message } = errorFields(error);
         if (isAllocationFailure(name, message)) fatal(error);
-        else return send({ id: request.id, result: failed(reason(name, message)) });
+        else
+          return send({
+            id: request.id,
+            result: failed(reason(name, message)),
+            rss: process.memoryUsage.rss(),
+          });
       })
       .catch(fatal);
   });

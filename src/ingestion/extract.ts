@@ -107,8 +107,35 @@ interface Job {
   resolve: (result: ExtractionResult) => void;
 }
 
-/** Documents a warm extractor serves before it is replaced, so pdf.js leaks cannot accumulate. */
-const JOBS_PER_EXTRACTOR = 200;
+/** Documents a warm extractor serves at most: a backstop, since memory decides first (below). */
+export const MAX_JOBS_PER_EXTRACTOR = 10_000;
+
+/**
+ * Whether a warm extractor is replaced after a document. Memory decides: the extractor is
+ * replaced once its resident memory after a document exceeds what it held after its first one
+ * by more than a quarter of its limit (a leak, or a heap that one large document grew and would
+ * keep), and after MAX_JOBS_PER_EXTRACTOR documents in any case. It used to be replaced after
+ * every 200 documents, but pdf.js's code takes several hundred documents to reach full speed in a
+ * process (the bench's realistic corpus of 97 PDFs: 1.5 s in a fresh extractor, 1.15-1.5 s up to
+ * its 200th document, about 1.0 s after 800), while one extractor's memory stayed at 118-126 MB
+ * over 2,000 documents: the count cost extraction time and guarded against no growth seen.
+ */
+export function shouldRetire(
+  served: number,
+  rssBytes: number,
+  baselineBytes: number,
+  maxMemoryMb: number,
+): boolean {
+  return served >= MAX_JOBS_PER_EXTRACTOR || rssBytes - baselineBytes > (maxMemoryMb * 1024 * 1024) / 4;
+}
+
+let started = 0;
+
+/** Extractor processes started by this process so far (tests: whether a warm one was kept). */
+export function extractorsStarted(): number {
+  return started;
+}
+
 /** An extractor idle this long is stopped; the next document starts a new one. */
 const IDLE_MS = 15_000;
 
@@ -123,6 +150,8 @@ class Extractor {
   private timer: NodeJS.Timeout | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
   private served = 0;
+  /** Resident memory after this process's first document: what later ones are compared with. */
+  private baselineRss = 0;
   /** The end of the extractor's stderr: V8 and the C++ runtime say "out of memory" there. */
   private stderr = '';
 
@@ -170,8 +199,8 @@ class Extractor {
         return;
       }
       if ('result' in reply) {
-        const { result } = reply;
-        return this.finish(this.job.request.chunk ? { ...result, chunks: this.job.chunks } : result);
+        const { result, rss } = reply;
+        return this.finish(this.job.request.chunk ? { ...result, chunks: this.job.chunks } : result, rss);
       }
       const { name, message } = reply.fatal;
       this.fail(isAllocationFailure(name, message) ? this.exceeded : reason(name, message));
@@ -188,14 +217,16 @@ class Extractor {
     });
     this.child = child;
     this.served = 0;
+    started++;
     return child;
   }
 
-  /** Ends the job with a result and keeps the extractor warm for the next one. */
-  private finish(result: ExtractionResult): void {
+  /** Ends the job with a result and keeps the extractor warm for the next one, unless it should retire. */
+  private finish(result: ExtractionResult, rss: number): void {
     const job = this.settle();
     if (!job) return;
-    if (++this.served >= JOBS_PER_EXTRACTOR) this.stop();
+    if (++this.served === 1) this.baselineRss = rss;
+    if (shouldRetire(this.served, rss, this.baselineRss, this.maxMemoryMb)) this.stop();
     else if (this.child) {
       this.child.unref();
       this.idleTimer = setTimeout(() => this.stop(), IDLE_MS).unref();

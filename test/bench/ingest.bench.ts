@@ -149,7 +149,7 @@ async function measure(
       return ids;
     };
     // Warm-up: raw unpdf takes a document, and each extractor process one (a running worker's
-    // extractors are warm; each serves up to 200 documents).
+    // extractors are warm, and stay so while their memory does not grow).
     await extractPdfDirect(docs[0].bytes);
     const warm = await longDocuments(['warm-up-a', 'warm-up-b'], 11);
     const warmProject = [...(await freshProjects()).values()][0];

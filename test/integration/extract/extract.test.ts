@@ -12,8 +12,11 @@ import {
 } from '../../../src/demo/corpus/index.js';
 import {
   closeExtractors,
+  extractorsStarted,
   extractPdf,
   extractPdfDirect,
+  MAX_JOBS_PER_EXTRACTOR,
+  shouldRetire,
   type ExtractionResult,
 } from '../../../src/ingestion/extract.js';
 import { normalizeText } from '../../../src/search/normalize.js';
@@ -335,5 +338,41 @@ describe('hostile input', () => {
   it('reports no_text for a document whose pages have no text layer', async () => {
     const scanned = await makePdf(['', '']);
     expect(await extractPdf(scanned)).toMatchObject({ status: 'no_text', pageCount: 2, error: null });
+  });
+});
+
+describe('warm extractors', () => {
+  const MB = 1024 * 1024;
+
+  it('retires an extractor on memory growth past a quarter of its limit, or at the backstop count', () => {
+    expect(shouldRetire(1, 120 * MB, 120 * MB, 512)).toBe(false);
+    expect(shouldRetire(5_000, 200 * MB, 120 * MB, 512)).toBe(false);
+    expect(shouldRetire(5_000, 248 * MB, 120 * MB, 512)).toBe(false);
+    expect(shouldRetire(5_000, 248 * MB + 1, 120 * MB, 512)).toBe(true);
+    expect(shouldRetire(MAX_JOBS_PER_EXTRACTOR, 120 * MB, 120 * MB, 512)).toBe(true);
+  });
+
+  it('keeps one extractor past 250 documents while its memory stays flat', async () => {
+    // A pool of its own (pools are per memory limit and size), so the count is this test's.
+    const opts = { poolSize: 1, maxMemoryMb: 320 };
+    const before = extractorsStarted();
+    const pdf = await makePdf(['Quartz countertops and a 30" gas range']);
+    for (let i = 0; i < 250; i++) {
+      expect((await extractPdf(pdf, opts)).status).toBe('completed');
+    }
+    expect(extractorsStarted() - before).toBe(1);
+  });
+
+  it('replaces an extractor after a document that grew its memory, and the next one still completes', async () => {
+    const opts = { poolSize: 1, maxMemoryMb: 256, timeoutMs: 60_000 };
+    const small = await makePdf(['Quartz countertops']);
+    const before = extractorsStarted();
+    expect((await extractPdf(small, opts)).status).toBe('completed');
+    // About 2 million characters: the extractor's memory grows by ~100 MB and stays there.
+    const large = await extractPdf(textHeavyPdf(2_000_000), { ...opts, chunk: true });
+    expect(large.status).toBe('completed');
+    expect(extractorsStarted() - before).toBe(1);
+    expect((await extractPdf(small, opts)).status).toBe('completed');
+    expect(extractorsStarted() - before).toBe(2);
   });
 });
