@@ -80,7 +80,7 @@ const EnvSchema = z.object({
     .min(MIN_EXTRACT_MEMORY_MB)
     .max(65_536)
     .default(EXTRACTION_DEFAULTS.maxMemoryMb),
-  /** Extractions one process runs at once (pg-boss jobs and extractor processes): one per core by default. */
+  /** Extractions one process runs at once (extractor processes; pg-boss job slots are one more): one per core by default. */
   EXTRACTION_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   /** A job whose heartbeat is this old is a dead worker's: failed by the supervisor and retried (pg-boss needs ≥ 10). */
   JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(20),
@@ -147,7 +147,7 @@ export interface AppConfig {
   readonly trustProxy: TrustProxy;
   readonly overload: OverloadConfig;
   readonly extraction: ExtractionConfig;
-  /** Extractions one process runs at once (EXTRACTION_CONCURRENCY): its job slots and extractor processes. */
+  /** Extractions one process runs at once (EXTRACTION_CONCURRENCY): its extractor processes; its job slots are one more. */
   readonly extractionConcurrency: number;
   /** JOB_HEARTBEAT_SECONDS: how old a job's heartbeat gets before its worker counts as dead. */
   readonly jobHeartbeatSeconds: number;

@@ -288,7 +288,7 @@ class ExtractorPool {
   }
 }
 
-/** Two extractors by default: the machines have two cores, and the queue feeds at most EXTRACTION_CONCURRENCY at once. */
+/** Two extractors by default: the machines have two cores (EXTRACTION_CONCURRENCY; the queue claims one job more, which waits here). */
 const POOL_SIZE = 2;
 /** One pool per memory limit and size, since the limit is fixed when a process starts. */
 const pools = new Map<string, ExtractorPool>();

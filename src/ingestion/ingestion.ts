@@ -50,11 +50,16 @@ export function createIngestion(
   } = {},
 ): Ingestion {
   const consume = opts.consume ?? true;
-  // EXTRACTION_CONCURRENCY jobs at a time per process, each with an extractor process of its own.
+  // EXTRACTION_CONCURRENCY extractions at a time per process, each in an extractor process of its
+  // own, and one job slot more: a job claimed ahead, its PDF read, waits for the first extractor to
+  // free up, instead of every extractor waiting for the queue's hand-off after each document (the
+  // job's completion, the next fetch and claim: about 10 ms, as long as a one-page PDF's
+  // extraction). Measured on the realistic corpus: 0.72-0.74x raw unpdf against 0.67-0.69x.
+  const jobSlots = config.extractionConcurrency + 1;
   const queue: ExtractionQueue = config.databaseUrl
     ? new PgBossQueue(config.databaseUrl, {
         consume,
-        concurrency: config.extractionConcurrency,
+        concurrency: jobSlots,
         log,
         // The supervisor looks twice per heartbeat period (JOB_HEARTBEAT_SECONDS, src/ingestion/queue.ts).
         timing: {
@@ -63,7 +68,7 @@ export function createIngestion(
           ...opts.jobTiming,
         },
       })
-    : new InProcessQueue({ concurrency: config.extractionConcurrency });
+    : new InProcessQueue({ concurrency: jobSlots });
   const extractor = opts.extractor ?? extractorFor(config.extraction, config.extractionConcurrency);
   let reconciler: NodeJS.Timeout | null = null;
   const reconcile = async () => {

@@ -52,7 +52,9 @@ export interface JobTiming {
 export const JOB_TIMING: Readonly<JobTiming> = Object.freeze({
   heartbeatSeconds: 20,
   superviseSeconds: 10,
-  // The extractor's own timeout is 60 s; reading the PDF and committing the chunks come on top.
+  // The extractor's own timeout is 60 s; a job claimed ahead waits at most one other document's
+  // extraction for an extractor (src/ingestion/ingestion.ts), and reading the PDF and committing
+  // the chunks come on top.
   expireSeconds: 180,
   retryDelaySeconds: 2,
   retryLimit: 5,
