@@ -113,6 +113,14 @@ interface MemoryFigure {
    * does not manage (buffers, strings handed to sockets), so a step in RSS can be told apart.
    */
   heapMB: { total: number; used: number; external: number }[];
+  /**
+   * What a full collection leaves live in V8's heap before the load and after its last sample (the
+   * bench runs with --expose-gc): the heap's `used` above depends on where in a collection cycle
+   * its sample falls, this does not, so it tells a leak from a heap that grew. Not in between: one
+   * collection after the first minute changed how V8 sized the heap for the rest of the run (RSS
+   * then stayed within 1%), so it would change the figure it is meant to explain.
+   */
+  liveAfterCollectionMB?: { beforeLoad: number; atEnd: number };
   afterFirstMinuteMB: number;
   atEndMB: number;
   /** RSS at the end over RSS after the first minute. */
@@ -535,6 +543,14 @@ async function memoryBench(baseUrl: string, loads: LoadRequest[]): Promise<Memor
   const heapMB: MemoryFigure['heapMB'] = [];
   const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
   let requests = 0;
+  const collect = (globalThis as { gc?: () => void }).gc;
+  const live: number[] = [];
+  const liveNow = () => {
+    collect!();
+    live.push(mb(process.memoryUsage().heapUsed));
+    log(`  memory: after a full collection, ${live.at(-1)} MB live in V8's heap`);
+  };
+  if (collect) liveNow();
   for (let m = 1; m <= minutes; m++) {
     const figures = await Promise.all(
       loads.map((load) => autocannon(baseUrl, load, { connections: 4, seconds: 60 })),
@@ -547,10 +563,12 @@ async function memoryBench(baseUrl: string, loads: LoadRequest[]): Promise<Memor
       `  memory: minute ${m}/${minutes}, RSS ${rssMB.at(-1)} MB (V8 heap ${mb(usage.heapTotal)} MB, ${mb(usage.heapUsed)} MB live; off the heap ${mb(usage.external)} MB)`,
     );
   }
+  if (collect) liveNow();
   return {
     minutes,
     rssMB,
     heapMB,
+    ...(live.length === 2 ? { liveAfterCollectionMB: { beforeLoad: live[0], atEnd: live[1] } } : {}),
     afterFirstMinuteMB: rssMB[0],
     atEndMB: rssMB.at(-1)!,
     growth: ratio(rssMB.at(-1)!, rssMB[0]),
@@ -645,6 +663,11 @@ function formatReport(r: Report): string {
       `## Memory (${m.minutes} minutes of mixed load: Floor Plan Match, Building Link, MCP search; ${m.requests} requests)`,
       `RSS after the first minute ${m.afterFirstMinuteMB} MB, at the end ${m.atEndMB} MB: ×${m.growth} (per minute: ${m.rssMB.join(', ')} MB). Goal: ${m.goal}`,
       `V8 heap per minute, size / live: ${m.heapMB.map((h) => `${h.total}/${h.used}`).join(', ')} MB; off the heap: ${m.heapMB.map((h) => h.external).join(', ')} MB`,
+      ...(m.liveAfterCollectionMB
+        ? [
+            `Live in V8's heap after a full collection: ${m.liveAfterCollectionMB.beforeLoad} MB before the load, ${m.liveAfterCollectionMB.atEnd} MB after it (a leak grows this; a heap that grew does not)`,
+          ]
+        : []),
       '',
     );
   }
