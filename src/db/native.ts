@@ -12,10 +12,16 @@ export async function nativeQuery(
   em: EntityManager,
   connection: 'read' | 'write' = 'write',
 ): Promise<NativeQuery> {
-  const pool = (await em.getConnection(connection).getNativeClient()) as {
-    query: (sql: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
-  };
-  return async <T>(sql: string, params: unknown[]) => (await pool.query(sql, params)).rows as T[];
+  const pool = await nativePool(em, connection);
+  return async <T>(sql: string, params: unknown[]) => (await pool.query<T>(sql, params)).rows;
+}
+
+/** The driver's pool itself: statements with bound parameters, and `onConnection` for a transaction. */
+export async function nativePool(
+  em: EntityManager,
+  connection: 'read' | 'write' = 'write',
+): Promise<NativeClient> {
+  return em.getConnection(connection).getNativeClient();
 }
 
 /** One connection of the driver's pool, as `onConnection` lends it. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { onConnection } from './native.js';
+import { nativePool, onConnection } from './native.js';
 
 /** Which index answers `search_vector @@ query` (SEARCH_INDEX). */
 export type SearchIndexKind = 'gin' | 'rum';
@@ -45,7 +45,7 @@ export async function ensureSearchIndex(
       throw new SearchIndexError('SEARCH_INDEX=rum needs PostgreSQL with the rum extension');
     return 'gin';
   }
-  const pool = await em.getConnection('write').getNativeClient();
+  const pool = await nativePool(em);
   return onConnection(pool, async (client) => {
     await client.query('begin');
     await client.query('select pg_advisory_xact_lock($1)', [LOCK_KEY]);

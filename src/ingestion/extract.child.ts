@@ -71,17 +71,14 @@ function serve(): void {
   process.on('disconnect', () => process.exit(0));
   process.on('message', (request: ChildRequest) => {
     current = request.id;
+    const done = (result: ExtractionResult) =>
+      send({ id: request.id, result, rss: process.memoryUsage.rss() });
     run(request)
-      .then((result) => send({ id: request.id, result, rss: process.memoryUsage.rss() }))
+      .then(done)
       .catch((error: unknown) => {
         const { name, message } = errorFields(error);
         if (isAllocationFailure(name, message)) fatal(error);
-        else
-          return send({
-            id: request.id,
-            result: failed(reason(name, message)),
-            rss: process.memoryUsage.rss(),
-          });
+        else return done(failed(reason(name, message)));
       })
       .catch(fatal);
   });

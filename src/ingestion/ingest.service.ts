@@ -8,7 +8,7 @@ import { chunkPages, type ChunkDraft } from '../search/chunk.js';
 import { vocabularyOf } from '../search/compounds.js';
 import { NORMALIZER_VERSION } from '../search/normalize.js';
 import { optionalText, parseId, requireOneOf, requireText } from '../errors/validate.js';
-import { nativeQuery, onConnection, type NativeClient } from '../db/native.js';
+import { nativePool, nativeQuery, onConnection, type NativeClient } from '../db/native.js';
 import type { ExtractionResult } from './extract.js';
 import type { ExtractionQueue } from './queue.js';
 
@@ -349,7 +349,7 @@ export async function processExtraction(
   extract: Extractor,
   hooks: { beforeCommit?: () => Promise<void> } = {},
 ): Promise<Extraction['status'] | 'missing'> {
-  const pool = (await em.getConnection('write').getNativeClient()) as NativeClient;
+  const pool = await nativePool(em);
   // Claim and read the PDF: one statement; a finished extraction is left alone (idempotent re-delivery).
   const { rows: claimed } = await pool.query<{
     document_id: number;
