@@ -108,6 +108,12 @@ export class PgBossQueue implements ExtractionQueue {
       concurrency?: number;
       log: QueueLog;
       timing?: Partial<JobTiming>;
+      /**
+       * How often an idle consumer looks for jobs itself (default 1 s). A job queued anywhere wakes
+       * the consumers at once by NOTIFY; the poll finds what no NOTIFY announces (retries coming
+       * due, jobs of a dead worker failed by the supervisor) and covers an outage of the listener.
+       */
+      pollingSeconds?: number;
     },
   ) {
     this.timing = { ...JOB_TIMING, ...opts.timing };
@@ -145,10 +151,20 @@ export class PgBossQueue implements ExtractionQueue {
       superviseIntervalSeconds: this.timing.superviseSeconds,
       monitorIntervalSeconds: this.timing.superviseSeconds,
       application_name: 'pds-queue',
+      // A consumer holds one more connection, LISTENing for jobs queued by other processes (an API
+      // node's uploads, the reconciler): without it a separate `npm run worker` found a job only
+      // at its next poll, up to a second later. pg-boss falls back to polling when it cannot listen.
+      useListenNotify: this.opts.consume,
     });
     // Without a listener an 'error' event would end the process: pg-boss reports here what fails
     // in its background loops (polling, supervision, settling a job).
     boss.on('error', (err) => this.onBackgroundError(err));
+    // Its warnings are advice (slow queries, backlogs) but one: no listener means polling only.
+    boss.on('warning', (warning: { message: string; data?: { type?: string } }) => {
+      if (warning.data?.type === 'listen_notify_unavailable') {
+        this.opts.log.warn({ queue: EXTRACTION_QUEUE }, warning.message);
+      }
+    });
     try {
       await boss.start();
       const settings = {
@@ -158,6 +174,8 @@ export class PgBossQueue implements ExtractionQueue {
         retryDelayMax: 60,
         expireInSeconds: this.timing.expireSeconds,
         heartbeatSeconds: this.timing.heartbeatSeconds,
+        // Queueing a job sends a NOTIFY in its transaction, which wakes every listening consumer.
+        notify: true,
       };
       // At most one job waiting per extraction: queueing an id again while one waits is a no-op.
       await boss.createQueue(EXTRACTION_QUEUE, { policy: 'short', ...settings });
@@ -229,7 +247,12 @@ export class PgBossQueue implements ExtractionQueue {
       for (let i = 0; i < workers; i++) {
         const id = await boss.work<{ extractionId: number }>(
           EXTRACTION_QUEUE,
-          { batchSize: 1, pollingIntervalSeconds: 1 },
+          {
+            batchSize: 1,
+            pollingIntervalSeconds: this.opts.pollingSeconds ?? 1,
+            // pg-boss polls every 30 s while it listens: too late for a retry coming due (2 s).
+            notifyPollingIntervalSeconds: this.opts.pollingSeconds ?? 1,
+          },
           async (jobs) => {
             this.running++;
             try {
