@@ -14,6 +14,7 @@ import { createFreshDatabase, type FreshDatabase } from '../support/database.js'
 import { autocannon, bareRoute, ServerTimings, type LoadFigure, type LoadRequest } from './http.bench.js';
 import { runFloodBench, type FloodFigure } from './flood.bench.js';
 import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
+import type { RunCpu } from './workers.bench.js';
 import { asRequest, runSearchBench, type SearchBenchResult } from './search.bench.js';
 import type { SearchIndexKind } from '../../src/db/search-index.js';
 import { closedLoop, latency, medianRound, ratio, type Latency } from './stats.js';
@@ -288,6 +289,10 @@ async function sections(report: Report): Promise<void> {
       await db.drop();
     }
   }
+}
+
+function cpuLine(c: RunCpu): string {
+  return `PostgreSQL ${c.postgres}, workers ${c.workers}, extractors ${c.extractors}, bench ${c.bench} (machine ${Math.round(c.idle * 100)}% idle)`;
 }
 
 /** Rounds of (facade, operation in process) in the MCP figure. */
@@ -604,6 +609,13 @@ function formatReport(r: Report): string {
                 `| ${w.concurrency} | ${w.oneWorkerPagesPerSecond} | ${w.twoWorkersPagesPerSecond} | ${w.ratio} | ${w.roundRatios.join(', ')} |`,
             ),
             `Ceiling on this machine: raw unpdf in two processes at once gets ×${r.ingest.workers.rawTwoProcessesRatio} the pages/s of one (median round; every round: ${r.ingest.workers.rawTwoProcessesRoundRatios.join(', ')}).`,
+            ...r.ingest.workers.runs.flatMap((w) =>
+              w.cpu
+                ? [
+                    `CPU seconds at ${w.concurrency} extraction(s) a worker (median round), one worker → two: ${cpuLine(w.cpu.one)} → ${cpuLine(w.cpu.two)}; the most two workers could get with that CPU on ${r.ingest!.workers!.cpus} cores, none idle: ×${w.cpuCeiling}.`,
+                  ]
+                : [],
+            ),
             `Goal: ${r.ingest.workers.goal}`,
             '',
           ]

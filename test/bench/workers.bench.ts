@@ -1,5 +1,6 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { App } from '../../src/app.js';
@@ -22,6 +23,27 @@ export interface WorkerScaling {
   ratio: number;
   /** Every round's ratio, in order; the figures above are the median round's. */
   roundRatios: number[];
+  /** Where the CPU went in the median round (Linux: read from /proc), one worker and two. */
+  cpu?: { one: RunCpu; two: RunCpu };
+  /**
+   * The most two workers could get over one with the CPU they used: one worker's time against the
+   * two workers' CPU seconds spread over every core with none idle.
+   */
+  cpuCeiling?: number;
+}
+
+/** CPU seconds of each part of a run, from the first job queued to the last extraction finished. */
+export interface RunCpu {
+  /** Every PostgreSQL process: backends, WAL writer, checkpointer. */
+  postgres: number;
+  /** The `npm run worker` processes' own threads. */
+  workers: number;
+  /** Their extractor processes (pdf.js, normalizing, chunking). */
+  extractors: number;
+  /** This process: queueing the jobs and watching for the end. */
+  bench: number;
+  /** The machine's idle share over the run, all cores (0-1). */
+  idle: number;
 }
 
 export interface WorkersFigure {
@@ -71,13 +93,56 @@ async function stopWorker(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** Linux's fixed unit of the CPU times in /proc (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds so far of PostgreSQL's processes, of the given workers and their children, and of this one. */
+function cpuNow(workerPids: number[]): Omit<RunCpu, 'idle'> & { machineIdle: number; machineTotal: number } {
+  const totals = { postgres: 0, workers: 0, extractors: 0, bench: 0 };
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    let command: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // Fields after the command's closing parenthesis: state is 3rd, ppid 4th, utime 14th, stime 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    const pid = Number(entry);
+    const parent = Number(fields[1]);
+    if (command.startsWith('postgres')) totals.postgres += seconds;
+    else if (workerPids.includes(pid)) totals.workers += seconds;
+    else if (workerPids.includes(parent)) totals.extractors += seconds;
+    else if (pid === process.pid) totals.bench += seconds;
+  }
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { ...totals, machineIdle: cpu[3] + cpu[4], machineTotal: cpu.reduce((a, b) => a + b, 0) };
+}
+
+function cpuBetween(a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>): RunCpu {
+  const d = (x: number, y: number) => round(y - x, 2);
+  return {
+    postgres: d(a.postgres, b.postgres),
+    workers: d(a.workers, b.workers),
+    extractors: d(a.extractors, b.extractors),
+    bench: d(a.bench, b.bench),
+    idle: round((b.machineIdle - a.machineIdle) / Math.max(1, b.machineTotal - a.machineTotal), 2),
+  };
+}
+
+const onLinux = existsSync('/proc/stat');
+
 async function oneRun(
   app: App,
   databaseUrl: string,
   docs: WorkerBenchDocument[],
   workers: number,
   concurrency: number,
-): Promise<{ pages: number; seconds: number }> {
+): Promise<{ pages: number; seconds: number; cpu?: RunCpu }> {
   const em = app.db.orm.em.fork();
   const projects = new Map<string, number>();
   for (const key of new Set(docs.map((d) => d.projectKey))) {
@@ -111,6 +176,8 @@ async function oneRun(
   await client.connect();
   try {
     await Promise.all(started.map((w) => w.ready));
+    const pids = started.map((w) => w.child.pid!);
+    const cpu0 = onLinux ? cpuNow(pids) : null;
     const t0 = performance.now();
     for (const id of ids) await app.deps.ingestion.queue.enqueue(id);
     for (;;) {
@@ -120,7 +187,10 @@ async function oneRun(
            from extraction where id = any($1)`,
         [ids],
       );
-      if (rows[0].left === 0) return { pages: rows[0].pages, seconds: (performance.now() - t0) / 1000 };
+      if (rows[0].left === 0) {
+        const seconds = (performance.now() - t0) / 1000;
+        return { pages: rows[0].pages, seconds, ...(cpu0 ? { cpu: cpuBetween(cpu0, cpuNow(pids)) } : {}) };
+      }
       await new Promise((r) => setTimeout(r, 25));
     }
   } finally {
@@ -168,7 +238,12 @@ export async function runWorkersBench(opts: {
   const runs: WorkerScaling[] = [];
   let pages = 0;
   for (const concurrency of [1, 2]) {
-    const rounds: { one: number; two: number }[] = [];
+    const rounds: {
+      one: number;
+      two: number;
+      oneSeconds: number;
+      cpu?: { one: RunCpu; two: RunCpu };
+    }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       opts.log(
         `  workers: one worker, then two, ${concurrency} extraction(s) at a time each (round ${round + 1})`,
@@ -176,15 +251,24 @@ export async function runWorkersBench(opts: {
       const one = await oneRun(opts.app, opts.databaseUrl, opts.docs, 1, concurrency);
       const two = await oneRun(opts.app, opts.databaseUrl, opts.docs, 2, concurrency);
       pages = one.pages;
-      rounds.push({ one: rate(one), two: rate(two) });
+      rounds.push({
+        one: rate(one),
+        two: rate(two),
+        oneSeconds: one.seconds,
+        ...(one.cpu && two.cpu ? { cpu: { one: one.cpu, two: two.cpu } } : {}),
+      });
     }
     const median = medianRound(rounds, (r) => r.two / r.one);
+    const twoCpu = median.cpu
+      ? median.cpu.two.postgres + median.cpu.two.workers + median.cpu.two.extractors + median.cpu.two.bench
+      : 0;
     runs.push({
       concurrency,
       oneWorkerPagesPerSecond: round(median.one, 1),
       twoWorkersPagesPerSecond: round(median.two, 1),
       ratio: ratio(median.two, median.one),
       roundRatios: rounds.map((r) => ratio(r.two, r.one)),
+      ...(median.cpu ? { cpu: median.cpu, cpuCeiling: round(median.oneSeconds / (twoCpu / opts.cpus)) } : {}),
     });
   }
   return {
