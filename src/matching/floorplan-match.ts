@@ -53,8 +53,6 @@ interface Judged {
   /** The listing's unit number is in this plan's unit schedule. */
   hit: boolean;
   score: number;
-  /** How each signal scored; reported only for the top candidate, so built only for it. */
-  signals: () => MatchSignal[];
   /** Weight of the signals the listing gave a value for. */
   evidence: number;
 }
@@ -70,19 +68,29 @@ function judge(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan, 
     weighted += weight * e.score;
     total += weight;
   }
-  const signals = (): MatchSignal[] => [
+  // A schedule is the developer's own unit-to-plan table: a hit settles the match.
+  const score = hit ? 1 : total > 0 ? round4(weighted / total) : 0;
+  return { plan, hit, score, evidence: total };
+}
+
+/** How each signal scored for the plan whose signals are reported (only that one, so only here). */
+function reportedSignals(
+  listing: ListingInput,
+  facts: ListingFacts,
+  plan: CandidatePlan,
+  t: MatchThresholds,
+): MatchSignal[] {
+  const context = { listing, facts, plan, sqftTolerancePct: t.sqftTolerancePct };
+  return [
     scheduleSignal(listing, facts, plan),
-    ...evidence.map((e, i) => ({
+    ...planEvidence(listing, facts, plan, t.sqftTolerancePct).map((e, i) => ({
       signal: WEIGHTED_SIGNALS[i],
       weight: e.weightless ? 0 : SIGNAL_WEIGHTS[WEIGHTED_SIGNALS[i]],
       result: e.result,
       score: round4(e.score),
-      detail: e.detail(),
+      detail: e.detail(context),
     })),
   ];
-  // A schedule is the developer's own unit-to-plan table: a hit settles the match.
-  const score = hit ? 1 : total > 0 ? round4(weighted / total) : 0;
-  return { plan, hit, score, signals, evidence: total };
 }
 
 const scored = (j: Judged): ScoredPlan => ({ floorPlanId: j.plan.id, name: j.plan.name, score: j.score });
@@ -116,7 +124,11 @@ export function matchListing(
   if (!hits && best.evidence === 0) return { ...empty, status: 'no_match', message: TOO_LITTLE };
 
   const top = ranked.slice(0, Math.max(1, thresholds.maxCandidates));
-  const result = { ref: listing.ref, candidates: top.map(scored), signals: best.signals() };
+  const result = {
+    ref: listing.ref,
+    candidates: top.map(scored),
+    signals: reportedSignals(listing, facts, best.plan, thresholds),
+  };
   const matched = {
     ...result,
     status: 'matched' as const,

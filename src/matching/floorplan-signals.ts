@@ -9,14 +9,27 @@ import type { CandidatePlan, ListingInput, MatchSignal, SignalName } from './flo
 /** The plan has no data for a signal the listing gives: neither for nor against it. */
 const UNKNOWN_SCORE = 0.5;
 
+/** What a signal's detail is written from, for the one plan whose signals are reported. */
+export interface SignalContext {
+  listing: ListingInput;
+  facts: ListingFacts;
+  plan: CandidatePlan;
+  sqftTolerancePct: number;
+}
+
 /**
  * A signal before weighting; `weightless` marks a field the listing does not give (out of the
- * denominator). Its detail is written only for the plan whose signals are reported.
+ * denominator). Its detail is written only for the plan whose signals are reported, from that
+ * plan's `SignalContext`: a listing is judged against every plan of its building, and most
+ * verdicts are shared constants, so judging a plan allocates next to nothing.
  */
 export type Evidence = Omit<MatchSignal, 'signal' | 'weight' | 'detail'> & {
-  detail: () => string;
+  detail: (c: SignalContext) => string;
   weightless?: true;
 };
+
+const verdict = (result: Evidence['result'], score: number, detail: Evidence['detail']): Evidence =>
+  Object.freeze({ result, score, detail });
 
 const missingFromListing = (field: string): Evidence =>
   Object.freeze({
@@ -26,14 +39,9 @@ const missingFromListing = (field: string): Evidence =>
     weightless: true,
   });
 const unknownForPlan = (field: string): Evidence =>
-  Object.freeze({
-    result: 'missing',
-    score: UNKNOWN_SCORE,
-    detail: () => `plan has no ${field} on record; counted as neutral`,
-  });
+  verdict('missing', UNKNOWN_SCORE, () => `plan has no ${field} on record; counted as neutral`);
 
-// A listing is judged against every plan of its building: the answers that do not depend on the
-// plan are made once, not once per plan.
+// The answers that do not depend on the plan, made once.
 const NO_STACK = missingFromListing('suite number with a stack');
 const NO_FLOOR = missingFromListing('floor');
 const NO_BEDROOMS = missingFromListing('bedrooms');
@@ -129,107 +137,119 @@ function factsOf(plan: CandidatePlan): PlanFacts {
   return facts;
 }
 
+const STACK_MATCH = verdict('match', 1, (c) => `stack ${c.facts.stack} is one of the plan's stacks`);
+const STACK_LETTER = verdict(
+  'partial',
+  0.5,
+  (c) => `stack ${c.facts.stack} differs from a plan stack only by its letter`,
+);
+const STACK_MISMATCH = verdict(
+  'mismatch',
+  0,
+  (c) => `stack ${c.facts.stack} is not in ${c.plan.stacks.join(', ')}`,
+);
+
 function stackSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
   if (!facts.stackKey) return NO_STACK;
   if (!plan.stacks.length) return PLAN_NO_STACKS;
   const { stackKeys, stackDigits: digits } = factsOf(plan);
-  if (stackKeys.includes(facts.stackKey))
-    return { result: 'match', score: 1, detail: () => `stack ${facts.stack} is one of the plan's stacks` };
-  if (facts.stackDigits !== null && digits.includes(facts.stackDigits)) {
-    return {
-      result: 'partial',
-      score: 0.5,
-      detail: () => `stack ${facts.stack} differs from a plan stack only by its letter`,
-    };
-  }
-  return {
-    result: 'mismatch',
-    score: 0,
-    detail: () => `stack ${facts.stack} is not in ${plan.stacks.join(', ')}`,
-  };
+  if (stackKeys.includes(facts.stackKey)) return STACK_MATCH;
+  if (facts.stackDigits !== null && digits.includes(facts.stackDigits)) return STACK_LETTER;
+  return STACK_MISMATCH;
 }
 
+// Details are Latin-1 (here and below): one character outside it anywhere in an answer makes V8
+// write all of it as a two-byte string, 2.2 against 0.3 ms of JSON.stringify for 100 listings.
+const bounds = (plan: CandidatePlan) =>
+  !finite(plan.floorMin)
+    ? `floors up to ${plan.floorMax}`
+    : !finite(plan.floorMax)
+      ? `floors ${plan.floorMin} and up`
+      : `${plan.floorMin}-${plan.floorMax}`;
+const PENTHOUSE_PLAN_MATCH = verdict('match', 1, () => 'penthouse suite, penthouse plan');
+const PENTHOUSE_TOP = verdict(
+  'match',
+  1,
+  (c) => `penthouse suite, plan reaches the top floor (${c.plan.floorMax})`,
+);
+const PENTHOUSE_BELOW = verdict(
+  'mismatch',
+  0,
+  (c) => `penthouse suite, plan stops at floor ${c.plan.floorMax}`,
+);
+const FLOOR_INSIDE = verdict('match', 1, (c) => `floor ${c.facts.floor} is within ${bounds(c.plan)}`);
+const FLOOR_OUTSIDE = verdict('mismatch', 0, (c) => `floor ${c.facts.floor} is outside ${bounds(c.plan)}`);
+
 function floorSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
-  // Details are Latin-1 (here and below): one character outside it anywhere in an answer makes
-  // V8 write all of it as a two-byte string, 2.2 against 0.3 ms of JSON.stringify for 100 listings.
-  const bounds = () =>
-    !finite(plan.floorMin)
-      ? `floors up to ${plan.floorMax}`
-      : !finite(plan.floorMax)
-        ? `floors ${plan.floorMin} and up`
-        : `${plan.floorMin}-${plan.floorMax}`;
   if (facts.penthouse) {
-    if (factsOf(plan).penthouse) {
-      return { result: 'match', score: 1, detail: () => 'penthouse suite, penthouse plan' };
-    }
+    if (factsOf(plan).penthouse) return PENTHOUSE_PLAN_MATCH;
     if (!finite(plan.floorMax) || facts.topFloor === null) return PLAN_NO_FLOORS;
-    return plan.floorMax === facts.topFloor
-      ? {
-          result: 'match',
-          score: 1,
-          detail: () => `penthouse suite, plan reaches the top floor (${plan.floorMax})`,
-        }
-      : {
-          result: 'mismatch',
-          score: 0,
-          detail: () => `penthouse suite, plan stops at floor ${plan.floorMax}`,
-        };
+    return plan.floorMax === facts.topFloor ? PENTHOUSE_TOP : PENTHOUSE_BELOW;
   }
   if (facts.floor === null) return NO_FLOOR;
   if (!finite(plan.floorMin) && !finite(plan.floorMax)) return PLAN_NO_FLOORS;
   const inside =
     (!finite(plan.floorMin) || facts.floor >= plan.floorMin) &&
     (!finite(plan.floorMax) || facts.floor <= plan.floorMax);
-  return inside
-    ? { result: 'match', score: 1, detail: () => `floor ${facts.floor} is within ${bounds()}` }
-    : { result: 'mismatch', score: 0, detail: () => `floor ${facts.floor} is outside ${bounds()}` };
+  return inside ? FLOOR_INSIDE : FLOOR_OUTSIDE;
 }
+
+const BEDROOMS_MATCH = verdict('match', 1, (c) => `${c.plan.bedrooms} bedrooms`);
+const BEDROOMS_WITH_DEN = verdict(
+  'partial',
+  0.5,
+  (c) => `${c.listing.bedrooms} bedrooms if the plan's den counts as one`,
+);
+const BEDROOMS_MISMATCH = verdict(
+  'mismatch',
+  0,
+  (c) => `${c.listing.bedrooms} bedrooms, plan has ${c.plan.bedrooms}`,
+);
 
 function bedroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
   if (!finite(listing.bedrooms)) return NO_BEDROOMS;
-  if (listing.bedrooms === plan.bedrooms)
-    return { result: 'match', score: 1, detail: () => `${plan.bedrooms} bedrooms` };
+  if (listing.bedrooms === plan.bedrooms) return BEDROOMS_MATCH;
   // Listings often count a den as a bedroom ("2 bed" for a 1+den).
-  if (plan.dens > 0 && listing.bedrooms === plan.bedrooms + plan.dens) {
-    return {
-      result: 'partial',
-      score: 0.5,
-      detail: () => `${listing.bedrooms} bedrooms if the plan's den counts as one`,
-    };
-  }
-  return {
-    result: 'mismatch',
-    score: 0,
-    detail: () => `${listing.bedrooms} bedrooms, plan has ${plan.bedrooms}`,
-  };
+  if (plan.dens > 0 && listing.bedrooms === plan.bedrooms + plan.dens) return BEDROOMS_WITH_DEN;
+  return BEDROOMS_MISMATCH;
 }
+
+const DENS_MATCH = verdict('match', 1, (c) => `${c.plan.dens} dens`);
+const DENS_AS_BEDROOM = verdict('partial', 0.5, () => 'same room count with a den counted as a bedroom');
+const DENS_MISMATCH = verdict('mismatch', 0, (c) => `${c.listing.dens} dens, plan has ${c.plan.dens}`);
 
 function densSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
   if (!finite(listing.dens)) return NO_DENS;
-  if (listing.dens === plan.dens) return { result: 'match', score: 1, detail: () => `${plan.dens} dens` };
+  if (listing.dens === plan.dens) return DENS_MATCH;
   if (finite(listing.bedrooms) && listing.bedrooms + listing.dens === plan.bedrooms + plan.dens) {
-    return { result: 'partial', score: 0.5, detail: () => 'same room count with a den counted as a bedroom' };
+    return DENS_AS_BEDROOM;
   }
-  return { result: 'mismatch', score: 0, detail: () => `${listing.dens} dens, plan has ${plan.dens}` };
+  return DENS_MISMATCH;
 }
+
+const bathroomsVs = (c: SignalContext) => `${c.listing.bathrooms} bathrooms, plan has ${c.plan.bathrooms}`;
+const BATHROOMS_MATCH = verdict('match', 1, (c) => `${c.plan.bathrooms} bathrooms`);
+const BATHROOMS_HALF = verdict('partial', 0.5, bathroomsVs);
+const BATHROOMS_MISMATCH = verdict('mismatch', 0, bathroomsVs);
 
 function bathroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
   if (!finite(listing.bathrooms)) return NO_BATHROOMS;
   const diff = Math.abs(listing.bathrooms - plan.bathrooms);
-  if (diff === 0) return { result: 'match', score: 1, detail: () => `${plan.bathrooms} bathrooms` };
+  if (diff === 0) return BATHROOMS_MATCH;
   // A powder room is written as a half bath by some and not at all by others.
-  if (diff <= 0.5)
-    return {
-      result: 'partial',
-      score: 0.5,
-      detail: () => `${listing.bathrooms} bathrooms, plan has ${plan.bathrooms}`,
-    };
-  return {
-    result: 'mismatch',
-    score: 0,
-    detail: () => `${listing.bathrooms} bathrooms, plan has ${plan.bathrooms}`,
-  };
+  if (diff <= 0.5) return BATHROOMS_HALF;
+  return BATHROOMS_MISMATCH;
 }
+
+const sqftTolerance = (plan: CandidatePlan, tolerancePct: number) =>
+  Math.max(1, (plan.interiorSqft! * tolerancePct) / 100);
+const sqftVs = (c: SignalContext) => {
+  const [min, max] = c.facts.sqft!;
+  const asked = min === max ? `${min} sq ft` : `${min}-${max} sq ft`;
+  return `${asked} vs ${c.plan.interiorSqft} sq ft ±${Math.round(sqftTolerance(c.plan, c.sqftTolerancePct))}`;
+};
+const SQFT_PARTIAL = verdict('partial', 0.4, sqftVs);
+const SQFT_MISMATCH = verdict('mismatch', 0, sqftVs);
 
 /**
  * Within the tolerance the score still falls gently with distance (1 → 0.8), so a listing of 615
@@ -239,24 +259,28 @@ function sqftSignal(facts: ListingFacts, plan: CandidatePlan, tolerancePct: numb
   if (!facts.sqft) return NO_AREA;
   if (!finite(plan.interiorSqft)) return PLAN_NO_AREA;
   const [min, max] = facts.sqft;
-  const asked = () => (min === max ? `${min} sq ft` : `${min}-${max} sq ft`);
-  const tolerance = Math.max(1, (plan.interiorSqft * tolerancePct) / 100);
+  const tolerance = sqftTolerance(plan, tolerancePct);
   const distance = Math.max(0, min - plan.interiorSqft, plan.interiorSqft - max);
-  const vs = () => `${asked()} vs ${plan.interiorSqft} sq ft ±${Math.round(tolerance)}`;
-  if (distance <= tolerance) return { result: 'match', score: 1 - 0.2 * (distance / tolerance), detail: vs };
-  if (distance <= 2 * tolerance) return { result: 'partial', score: 0.4, detail: vs };
-  return { result: 'mismatch', score: 0, detail: vs };
+  if (distance <= tolerance)
+    return { result: 'match', score: 1 - 0.2 * (distance / tolerance), detail: sqftVs };
+  if (distance <= 2 * tolerance) return SQFT_PARTIAL;
+  return SQFT_MISMATCH;
 }
+
+const exposureVs = (c: SignalContext) =>
+  `${c.facts.exposure!.join('/')} vs ${factsOf(c.plan).exposure!.join('/')}`;
+const EXPOSURE_MATCH = verdict('match', 1, exposureVs);
+const EXPOSURE_ADJACENT = verdict('partial', 0.5, (c) => `${exposureVs(c)} (adjacent)`);
+const EXPOSURE_MISMATCH = verdict('mismatch', 0, exposureVs);
 
 function exposureSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
   if (!facts.exposure) return facts.noExposure;
   const planExposure = factsOf(plan).exposure;
   if (!planExposure) return PLAN_NO_EXPOSURE;
   const steps = closestExposure(facts.exposure, planExposure);
-  const vs = () => `${facts.exposure!.join('/')} vs ${planExposure.join('/')}`;
-  if (steps === 0) return { result: 'match', score: 1, detail: vs };
-  if (steps === 1) return { result: 'partial', score: 0.5, detail: () => `${vs()} (adjacent)` };
-  return { result: 'mismatch', score: 0, detail: vs };
+  if (steps === 0) return EXPOSURE_MATCH;
+  if (steps === 1) return EXPOSURE_ADJACENT;
+  return EXPOSURE_MISMATCH;
 }
 
 /** The weighted signals, in the order they are reported. */
