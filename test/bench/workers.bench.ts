@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { App } from '../../src/app.js';
 import { ProjectSchema } from '../../src/entities/index.js';
-import { uploadDocument } from '../../src/ingestion/ingest.service.js';
+import { MAX_EXTRACTION_ATTEMPTS, uploadDocument } from '../../src/ingestion/ingest.service.js';
 import { medianRound, ratio, round } from './stats.js';
 
 /**
@@ -165,6 +165,14 @@ async function oneRun(
     );
     ids.push(outcome.extractionId!);
   }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  // A starting worker queues every extraction left pending with no job (its reconciler), so the
+  // first worker up would start on these before the others were up and before the clock started.
+  // Until then they carry the attempt count the reconciler leaves alone.
+  const setAttempts = (attempts: number) =>
+    client.query('update extraction set attempts = $2 where id = any($1)', [ids, attempts]);
+  await setAttempts(MAX_EXTRACTION_ATTEMPTS);
   const started = Array.from({ length: workers }, () =>
     startWorker({
       DATABASE_URL: databaseUrl,
@@ -172,13 +180,12 @@ async function oneRun(
       NODE_ENV: 'production',
     }),
   );
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
   try {
     await Promise.all(started.map((w) => w.ready));
     const pids = started.map((w) => w.child.pid!);
     const cpu0 = onLinux ? cpuNow(pids) : null;
     const t0 = performance.now();
+    await setAttempts(0);
     for (const id of ids) await app.deps.ingestion.queue.enqueue(id);
     for (;;) {
       const { rows } = await client.query<{ left: number; pages: number }>(
