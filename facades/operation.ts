@@ -2,13 +2,21 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import {
+  getNamedType,
+  getNullableType,
+  isListType,
+  isObjectType,
+  isSpecifiedScalarType,
   Kind,
+  OperationTypeNode,
   type GraphQLError,
+  type GraphQLOutputType,
   parse,
   validate,
   type DocumentNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type SelectionSetNode,
 } from 'graphql';
 import type { RequestContext } from '../src/context/context.js';
 import { AppError, codeFromGraphql } from '../src/errors/catalogue.js';
@@ -29,6 +37,13 @@ export interface FacadeOperation {
    * (Floor Plan Match returns ~10,000 fields).
    */
   compiled: CompiledQuery;
+  /**
+   * For an operation whose every answer field is a String, Int, Float or Boolean (Floor Plan
+   * Match, Building Link): the same document compiled without graphql-jit's scalar serialization,
+   * and the check that its answer holds only values those serializers return unchanged. See
+   * runOperation.
+   */
+  unserialized?: { compiled: CompiledQuery; canonical: (data: unknown) => boolean };
 }
 
 /** `.graphql` files live in the source tree; compiled code under dist/ reads them from there. */
@@ -51,7 +66,82 @@ export function loadOperation(schema: GraphQLSchema, dir: string, file: string):
   if (!isCompiledQuery(compiled)) {
     throw new Error(`${file}: ${(compiled.errors ?? []).map((e) => e.message).join('; ')}`);
   }
-  return { name: definition.name.value, document, definition, compiled };
+  const canonical =
+    definition.operation === OperationTypeNode.QUERY ? canonicalCheck(schema, definition) : null;
+  const unserialized =
+    canonical &&
+    compileQuery(schema, document, definition.name.value, {
+      disableLeafSerialization: true,
+    });
+  return {
+    name: definition.name.value,
+    document,
+    definition,
+    compiled,
+    ...(unserialized && isCompiledQuery(unserialized)
+      ? { unserialized: { compiled: unserialized, canonical } }
+      : {}),
+  };
+}
+
+/** A value a built-in scalar's serializer returns as it is (graphql-js: type/scalars.js). */
+const UNCHANGED_BY: Record<string, (v: unknown) => boolean> = {
+  String: (v) => typeof v === 'string',
+  Boolean: (v) => typeof v === 'boolean',
+  Int: (v) => typeof v === 'number' && Number.isInteger(v) && v <= 2_147_483_647 && v >= -2_147_483_648,
+  Float: (v) => typeof v === 'number' && Number.isFinite(v),
+};
+
+type Check = (value: unknown) => boolean;
+
+/**
+ * A check, built once from the operation's selections, that every leaf of an answer is a value its
+ * scalar's serializer returns unchanged (nulls and missing values are left to the execution's own
+ * null checks). Null when the operation has a field of another type (ID, an enum, a custom scalar),
+ * a fragment or a directive: those keep serialization.
+ */
+function canonicalCheck(schema: GraphQLSchema, definition: OperationDefinitionNode): Check | null {
+  const root = schema.getQueryType();
+  if (!root) return null;
+  const forType = (type: GraphQLOutputType, selections: SelectionSetNode | undefined): Check | null => {
+    const inner = getNullableType(type);
+    if (isListType(inner)) {
+      const item = forType(inner.ofType, selections);
+      if (!item) return null;
+      return (v) => {
+        if (v === null || v === undefined) return true;
+        if (!Array.isArray(v)) return false;
+        for (let i = 0; i < v.length; i++) if (!item(v[i])) return false;
+        return true;
+      };
+    }
+    const named = getNamedType(inner);
+    if (isObjectType(named) && selections) {
+      const keys: string[] = [];
+      const checks: Check[] = [];
+      for (const node of selections.selections) {
+        if (node.kind !== Kind.FIELD || node.directives?.length) return null;
+        if (node.name.value === '__typename') return null;
+        const field = named.getFields()[node.name.value];
+        const check = field && forType(field.type, node.selectionSet);
+        if (!check) return null;
+        keys.push(node.alias?.value ?? node.name.value);
+        checks.push(check);
+      }
+      return (v) => {
+        if (v === null || v === undefined) return true;
+        if (typeof v !== 'object') return false;
+        const record = v as Record<string, unknown>;
+        for (let i = 0; i < keys.length; i++) if (!checks[i](record[keys[i]])) return false;
+        return true;
+      };
+    }
+    if (!isSpecifiedScalarType(named) || !(named.name in UNCHANGED_BY) || selections) return null;
+    const unchanged = UNCHANGED_BY[named.name];
+    return (v) => v === null || v === undefined || unchanged(v);
+  };
+  if (definition.variableDefinitions?.some((v) => v.directives?.length)) return null;
+  return forType(root, definition.selectionSet);
 }
 
 function toAppError(error: GraphQLError, retryAfterSeconds: number): AppError {
@@ -84,7 +174,18 @@ export async function runOperation<T = Record<string, unknown>>(
   variables: Record<string, unknown>,
   ctx: RequestContext,
 ): Promise<T> {
-  const result = await op.compiled.query(undefined, ctx, variables);
+  // Serializing each leaf made graphql-jit allocate its error path and location on every call
+  // (~1.5 MB for a Floor Plan Match answer of 100 listings). Where every leaf is already what its
+  // serializer would return, the answer without serialization is the same answer; where one is
+  // not (a resolver gave a number for a String, NaN for a Float), the query runs again with
+  // serialization, so callers see exactly what graphql-js would give. A failed query is not run
+  // again (a database outage would be waited out twice): the resolvers and null checks are the same
+  // on both paths, so is its first error, the one answered, unless serializing would have failed
+  // first on a leaf the failure then removed from the answer.
+  let result = op.unserialized ? await op.unserialized.compiled.query(undefined, ctx, variables) : null;
+  if (!result || !op.unserialized!.canonical(result.data)) {
+    result = await op.compiled.query(undefined, ctx, variables);
+  }
   if (result.errors?.length) {
     throw toAppError(result.errors[0], ctx.deps.config.overload.retryAfterSeconds);
   }
