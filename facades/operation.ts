@@ -38,10 +38,10 @@ export interface FacadeOperation {
    */
   compiled: CompiledQuery;
   /**
-   * For an operation whose every answer field is a String, Int, Float or Boolean (Floor Plan
-   * Match, Building Link): the same document compiled without graphql-jit's scalar serialization,
-   * and the check that its answer holds only values those serializers return unchanged. See
-   * runOperation.
+   * For an operation whose every answer field is a String, Int, Float or Boolean (today every
+   * facade's: the REST routes and the MCP tools): the same document compiled without graphql-jit's
+   * scalar serialization, and the check that its answer holds only values those serializers return
+   * unchanged. See runOperation.
    */
   unserialized?: { compiled: CompiledQuery; canonical: (data: unknown) => boolean };
 }
