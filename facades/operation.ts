@@ -140,7 +140,6 @@ function canonicalCheck(schema: GraphQLSchema, definition: OperationDefinitionNo
     const unchanged = UNCHANGED_BY[named.name];
     return (v) => v === null || v === undefined || unchanged(v);
   };
-  if (definition.variableDefinitions?.some((v) => v.directives?.length)) return null;
   return forType(root, definition.selectionSet);
 }
 
@@ -182,8 +181,9 @@ export async function runOperation<T = Record<string, unknown>>(
   // again (a database outage would be waited out twice): the resolvers and null checks are the same
   // on both paths, so is its first error, the one answered, unless serializing would have failed
   // first on a leaf the failure then removed from the answer.
-  let result = op.unserialized ? await op.unserialized.compiled.query(undefined, ctx, variables) : null;
-  if (!result || !op.unserialized!.canonical(result.data)) {
+  const { unserialized } = op;
+  let result = unserialized ? await unserialized.compiled.query(undefined, ctx, variables) : null;
+  if (!result || !unserialized?.canonical(result.data)) {
     result = await op.compiled.query(undefined, ctx, variables);
   }
   if (result.errors?.length) {

@@ -242,6 +242,7 @@ export class PgBossQueue implements ExtractionQueue {
     if (this.consuming || !this.handler) return;
     const handler = this.handler;
     const workers = this.opts.concurrency ?? 1;
+    const polling = this.opts.pollingSeconds ?? 1;
     this.consuming = true;
     try {
       for (let i = 0; i < workers; i++) {
@@ -249,9 +250,9 @@ export class PgBossQueue implements ExtractionQueue {
           EXTRACTION_QUEUE,
           {
             batchSize: 1,
-            pollingIntervalSeconds: this.opts.pollingSeconds ?? 1,
+            pollingIntervalSeconds: polling,
             // pg-boss polls every 30 s while it listens: too late for a retry coming due (2 s).
-            notifyPollingIntervalSeconds: this.opts.pollingSeconds ?? 1,
+            notifyPollingIntervalSeconds: polling,
           },
           async (jobs) => {
             this.running++;

@@ -1,4 +1,5 @@
 import {
+  type Evidence,
   inSchedule,
   type ListingFacts,
   planEvidence,
@@ -57,6 +58,9 @@ interface Judged {
   evidence: number;
 }
 
+/** The weight of the `i`th weighted signal: 0 for a field the listing does not give. */
+const weightOf = (e: Evidence, i: number) => (e.weightless ? 0 : SIGNAL_WEIGHTS[WEIGHTED_SIGNALS[i]]);
+
 function judge(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan, t: MatchThresholds): Judged {
   const hit = inSchedule(facts, plan);
   const evidence = planEvidence(listing, facts, plan, t.sqftTolerancePct);
@@ -64,7 +68,7 @@ function judge(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan, 
   let total = 0;
   for (let i = 0; i < evidence.length; i++) {
     const e = evidence[i];
-    const weight = e.weightless ? 0 : SIGNAL_WEIGHTS[WEIGHTED_SIGNALS[i]];
+    const weight = weightOf(e, i);
     weighted += weight * e.score;
     total += weight;
   }
@@ -85,7 +89,7 @@ function reportedSignals(
     scheduleSignal(listing, facts, plan),
     ...planEvidence(listing, facts, plan, t.sqftTolerancePct).map((e, i) => ({
       signal: WEIGHTED_SIGNALS[i],
-      weight: e.weightless ? 0 : SIGNAL_WEIGHTS[WEIGHTED_SIGNALS[i]],
+      weight: weightOf(e, i),
       result: e.result,
       score: round4(e.score),
       detail: e.detail(context),

@@ -241,12 +241,12 @@ function bathroomsSignal(listing: ListingInput, plan: CandidatePlan): Evidence {
   return BATHROOMS_MISMATCH;
 }
 
-const sqftTolerance = (plan: CandidatePlan, tolerancePct: number) =>
-  Math.max(1, (plan.interiorSqft! * tolerancePct) / 100);
+const sqftTolerance = (area: number, tolerancePct: number) => Math.max(1, (area * tolerancePct) / 100);
 const sqftVs = (c: SignalContext) => {
   const [min, max] = c.facts.sqft!;
   const asked = min === max ? `${min} sq ft` : `${min}-${max} sq ft`;
-  return `${asked} vs ${c.plan.interiorSqft} sq ft ±${Math.round(sqftTolerance(c.plan, c.sqftTolerancePct))}`;
+  const area = c.plan.interiorSqft!;
+  return `${asked} vs ${area} sq ft ±${Math.round(sqftTolerance(area, c.sqftTolerancePct))}`;
 };
 const SQFT_PARTIAL = verdict('partial', 0.4, sqftVs);
 const SQFT_MISMATCH = verdict('mismatch', 0, sqftVs);
@@ -259,7 +259,7 @@ function sqftSignal(facts: ListingFacts, plan: CandidatePlan, tolerancePct: numb
   if (!facts.sqft) return NO_AREA;
   if (!finite(plan.interiorSqft)) return PLAN_NO_AREA;
   const [min, max] = facts.sqft;
-  const tolerance = sqftTolerance(plan, tolerancePct);
+  const tolerance = sqftTolerance(plan.interiorSqft, tolerancePct);
   const distance = Math.max(0, min - plan.interiorSqft, plan.interiorSqft - max);
   if (distance <= tolerance)
     return { result: 'match', score: 1 - 0.2 * (distance / tolerance), detail: sqftVs };

@@ -23,7 +23,7 @@ postgres('job queue across processes (pg-boss on PostgreSQL)', () => {
       handled.set(id, performance.now());
     });
     await producer.enqueue(0);
-    await waitFor(() => handled.has(0), 40_000);
+    if (!(await settles(() => handled.has(0), 40_000))) throw new Error('the first job was not handled');
   }, 60_000);
 
   afterAll(async () => {
@@ -39,18 +39,20 @@ postgres('job queue across processes (pg-boss on PostgreSQL)', () => {
       await new Promise((r) => setTimeout(r, 300));
       const queued = performance.now();
       await producer.enqueue(id);
-      await waitFor(() => handled.has(id), 5_000);
+      // Well inside the consumer's 30 s poll: without the NOTIFY it would wait that out.
+      expect(await settles(() => handled.has(id), 5_000)).toBe(true);
       latencies.push(handled.get(id)! - queued);
     }
     console.log(`job pickup across processes: ${latencies.map((ms) => ms.toFixed(1)).join(', ')} ms`);
-    expect(Math.max(...latencies)).toBeLessThan(5_000);
   }, 30_000);
 });
 
-async function waitFor(done: () => boolean, timeoutMs: number): Promise<void> {
+/** Whether `done` holds within `timeoutMs`. */
+async function settles(done: () => boolean, timeoutMs: number): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (!done()) {
-    if (Date.now() > until) throw new Error(`not done within ${timeoutMs} ms`);
+    if (Date.now() > until) return false;
     await new Promise((r) => setTimeout(r, 5));
   }
+  return true;
 }
