@@ -8,6 +8,7 @@ import { Migration20261124004000SearchVocabulary } from './Migration202611240040
 import { Migration20261124180000CacheGeneration } from './Migration20261124180000CacheGeneration.js';
 import { Migration20261124194000InlineSearchVector } from './Migration20261124194000InlineSearchVector.js';
 import { Migration20261125183000SearchGeneration } from './Migration20261125183000SearchGeneration.js';
+import { Migration20261126180000SearchCoverageTrigger } from './Migration20261126180000SearchCoverageTrigger.js';
 
 // The ordered list of migrations, imported statically so they run the same from source (tests) and from dist.
 export const MIGRATIONS = [
@@ -24,4 +25,8 @@ export const MIGRATIONS = [
   { name: 'Migration20261124180000CacheGeneration', class: Migration20261124180000CacheGeneration },
   { name: 'Migration20261124194000InlineSearchVector', class: Migration20261124194000InlineSearchVector },
   { name: 'Migration20261125183000SearchGeneration', class: Migration20261125183000SearchGeneration },
+  {
+    name: 'Migration20261126180000SearchCoverageTrigger',
+    class: Migration20261126180000SearchCoverageTrigger,
+  },
 ];

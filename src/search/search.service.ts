@@ -238,7 +238,12 @@ interface CoverageRow {
   cov_no_text: number;
 }
 
-/** The scope's documents by extraction outcome, as columns of the search's own statement. */
+/**
+ * The scope's documents by extraction outcome, as columns of the search's own statement. An
+ * extraction's status counts only by these three classes: a change of status within one class
+ * bumps no `search` generation (Migration20261126180000SearchCoverageTrigger), so a new class here
+ * needs that trigger changed too.
+ */
 function coverageSql(where: { sql: string }): string {
   return `select count(*)::int as cov_total,
                  count(*) filter (where e.status = 'completed')::int as cov_with_text,

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { EXTRACTION_STATUSES } from '../../../src/entities/enums.js';
 import { forgetSearchAnswers, searchCacheCounts } from '../../../src/search/search-cache.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { createProject, memberToken } from '../../support/factories.js';
@@ -157,6 +158,51 @@ describe('search answers kept by generation', () => {
     await search('kitchen');
     await sql('update extraction set attempts = attempts + 1 where document_id = ?', [first]);
     expect((await search('kitchen')).cached).toBe(true);
+  });
+
+  it("a worker's claim of an extraction (pending to processing) keeps the answers", async () => {
+    await sql("update extraction set status = 'pending' where document_id = ?", [first]);
+    await search('kitchen');
+    expect((await search('kitchen')).cached).toBe(true);
+    // The claim's own statement (src/ingestion/ingest.service.ts processExtraction).
+    await sql(
+      "update extraction set status = 'processing', attempts = attempts + 1 where document_id = ? and status in ('pending', 'processing')",
+      [first],
+    );
+    expect((await search('kitchen')).cached).toBe(true);
+    await sql("update extraction set status = 'completed' where document_id = ?", [first]);
+    expect((await search('kitchen')).cached).toBe(false);
+  });
+
+  it('a change of status moves the search generation exactly when it changes the coverage an answer shows', async () => {
+    const generation = async () =>
+      (
+        await t.app.db.orm.em
+          .fork()
+          .getConnection()
+          .execute<{ search: string }[]>('select search::text from cache_generation where id = 1')
+      )[0].search;
+    const coverage = async () => {
+      forgetSearchAnswers();
+      return (await search()).data.searchDocumentText.meta.coverage;
+    };
+    const setStatus = (status: string) =>
+      sql('update extraction set status = ? where document_id = ?', [status, first]);
+    const differences: string[] = [];
+    for (const from of EXTRACTION_STATUSES) {
+      for (const to of EXTRACTION_STATUSES) {
+        await setStatus(from);
+        const [g0, c0] = [await generation(), await coverage()];
+        await setStatus(to);
+        const [g1, c1] = [await generation(), await coverage()];
+        const moved = g1 !== g0;
+        const changed = JSON.stringify(c1) !== JSON.stringify(c0);
+        if (moved !== changed)
+          differences.push(`${from} -> ${to}: generation moved ${moved}, coverage changed ${changed}`);
+      }
+    }
+    await setStatus('completed');
+    expect(differences).toEqual([]);
   });
 
   it('find-projects-mentioning is kept and ended the same way', async () => {
