@@ -298,6 +298,18 @@ function cpuLine(c: RunCpu): string {
 /** Rounds of (facade, operation in process) in the MCP figure. */
 const MCP_ROUNDS = 3;
 
+/**
+ * Seconds of unmeasured load on a route before its figures: without it the first measured run
+ * carried the process's warm-up (JIT tiering, each pooled connection's first prepared statements)
+ * that the runs after it did not (the MCP facade's first round was ×1.82-2.01 in seven runs, its
+ * later rounds ×1.23-1.54).
+ */
+const WARM_UP_SECONDS = 3;
+
+function warmUp(baseUrl: string, request: LoadRequest, connections: number) {
+  return autocannon(baseUrl, request, { connections, seconds: WARM_UP_SECONDS });
+}
+
 const MCP_SEARCH_ARGS = (projectId: number) => ({ query: 'quartz countertops', project_id: projectId });
 
 /** `count` fresh API keys of the named team with the Building Link scope: one ordinary client each. */
@@ -356,6 +368,8 @@ async function mcpBench(
   setBare(probeText);
 
   const tool = search.tools.get('search-document-text')!;
+  log('  mcp: warm-up');
+  await warmUp(baseUrl, { path: '/mcp', method: 'POST', headers, body }, connections);
   const operationInProcess = () =>
     closedLoop(
       () =>
@@ -493,6 +507,9 @@ async function restBench(
     const text = await probe.text();
     if (probe.status !== 200) throw new Error(`REST probe ${path}: ${probe.status} ${text.slice(0, 300)}`);
     setBare(text);
+    log(`  rest: ${path} warm-up`);
+    await warmUp(baseUrl, { path, method, headers, body }, connections);
+    await warmUp(baseUrl, { path: '/bench/bare', method, headers, body }, connections);
     log(`  rest: ${path} under autocannon`);
     timings.reset();
     const facade = await autocannon(baseUrl, { path, method, headers, body }, { connections, seconds });
