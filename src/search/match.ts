@@ -97,7 +97,7 @@ const EXCERPT_ELLIPSIS = '\u2026';
  */
 export function buildExcerpt(
   raw: string,
-  offsets: readonly number[],
+  offsets: ArrayLike<number>,
   start: number,
   end: number,
   width = 200,

@@ -12,7 +12,7 @@ import { onConnection } from '../db/native.js';
 import { statementBound } from '../db/pool-watch.js';
 import { GENERATION_COLUMNS, generationsFor, noteGenerations, type GenerationRow } from '../db/generation.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
-import { normalize } from './normalize.js';
+import { rawOffsets } from './raw-offsets.js';
 import { searchSpellings, spellingCandidates } from './spellings.js';
 import { surfaceForms } from './surface-forms.js';
 import { expandQuery } from './synonyms.js';
@@ -446,8 +446,7 @@ function postFilter(details: HitDetails, terms: string[]): Hit | null {
 }
 
 function excerptOf(hit: Hit): string {
-  const { offsets } = normalize(hit.details.raw_text);
-  return buildExcerpt(hit.details.raw_text, offsets, hit.start, hit.end);
+  return buildExcerpt(hit.details.raw_text, rawOffsets(hit.details.raw_text), hit.start, hit.end);
 }
 
 function toChunkHit(hit: Hit): ChunkHitView {
