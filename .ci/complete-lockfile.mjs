@@ -9,14 +9,41 @@ const path = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(path, 'utf8'));
 const packages = lock.packages;
 
-const OS = ['darwin', 'linux', 'win32', 'android', 'freebsd', 'openbsd', 'netbsd', 'sunos', 'aix', 'openharmony'];
-const CPU = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 'ppc64le', 's390x', 'riscv64', 'loong64', 'wasm32', 'mips64el'];
+const OS = [
+  'darwin',
+  'linux',
+  'win32',
+  'android',
+  'freebsd',
+  'openbsd',
+  'netbsd',
+  'sunos',
+  'aix',
+  'openharmony',
+];
+const CPU = [
+  'arm64',
+  'x64',
+  'ia32',
+  'arm',
+  'ppc64',
+  'ppc64le',
+  's390x',
+  'riscv64',
+  'loong64',
+  'wasm32',
+  'mips64el',
+];
 
 function platformOf(name) {
   const parts = name.split('/').pop().split('-');
   const os = OS.find((o) => parts.includes(o));
   const cpu = CPU.find((c) => parts.includes(c)) ?? (parts.includes('universal') ? undefined : undefined);
-  const libc = parts.some((p) => p.startsWith('musl')) ? 'musl' : parts.some((p) => p.startsWith('gnu')) ? 'glibc' : undefined;
+  const libc = parts.some((p) => p.startsWith('musl'))
+    ? 'musl'
+    : parts.some((p) => p.startsWith('gnu'))
+      ? 'glibc'
+      : undefined;
   return { os, cpu, libc };
 }
 
@@ -27,7 +54,10 @@ for (const [location, meta] of Object.entries(packages)) {
     const segments = location ? location.split('node_modules/').filter(Boolean) : [];
     let found = false;
     for (let i = segments.length; i >= 0 && !found; i--) {
-      const base = segments.slice(0, i).map((s) => `node_modules/${s.replace(/\/$/, '')}/`).join('');
+      const base = segments
+        .slice(0, i)
+        .map((s) => `node_modules/${s.replace(/\/$/, '')}/`)
+        .join('');
       found = `${base}node_modules/${dep}` in packages;
     }
     if (found) continue;
@@ -41,6 +71,8 @@ for (const [location, meta] of Object.entries(packages)) {
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 writeFileSync(path, JSON.stringify(lock, null, 2) + '\n');
 console.log(`added ${added} optional platform entries to package-lock.json`);

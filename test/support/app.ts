@@ -83,7 +83,11 @@ export async function startTestApp(
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     ...env,
   });
-  const app = await createApp(config, { logger: false, ...(db.pglite ? { pglite: db.pglite } : {}), ...opts });
+  const app = await createApp(config, {
+    logger: false,
+    ...(db.pglite ? { pglite: db.pglite } : {}),
+    ...opts,
+  });
   // A test that needs PUBLIC_BASE_URL to be the real address (OAuth metadata) passes PORT too.
   await app.server.listen({ host: '127.0.0.1', port: env.PORT ? config.port : 0 });
   const url = `http://127.0.0.1:${(app.server.addresses()[0] as { port: number }).port}`;

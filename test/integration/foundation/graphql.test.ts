@@ -138,7 +138,10 @@ describe('GraphQL subgraph', () => {
     expect(res.headers.get('x-request-id')).toBe('abc-123');
     const gen = await t.request('GET', '/readyz');
     expect(gen.status).toBe(200);
-    expect(gen.json).toEqual({ status: 'ready', checks: { database: 'up', queue: 'up', rateLimitStore: 'up' } });
+    expect(gen.json).toEqual({
+      status: 'ready',
+      checks: { database: 'up', queue: 'up', rateLimitStore: 'up' },
+    });
     expect(gen.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
