@@ -73,22 +73,35 @@ function childCommand(): string[] {
 }
 
 /**
- * The V8 heap limit an extractor runs with: never below 2 GB. The memory limit is RLIMIT_DATA
- * (below), which bounds V8's heap too (its pages are private writable mappings): a heap that
- * outgrows it has an allocation refused and the process ends with V8's "out of memory", as before.
- * V8 sizes its heap by its own limit, and below about 2 GB it treats the heap as memory-constrained,
- * growing it by a factor near 1.4 between full collections instead of up to 4: with the limit set
- * to the extractor's 512 MB, as it was, V8's background threads (concurrent marking) took about
- * twice the CPU, 0.3-0.4 s for every pass over the bench's realistic corpus against 0.8-0.9 s of
- * pdf.js itself, and a pass took 1.0-1.2 s of wall time against 0.87-1.0 with 2 GB.
+ * V8's heap settings for an extractor of `maxMemoryMb`: its old space capped at three quarters of
+ * the memory limit, and grown by a factor of 4 between full collections (`--heap-growing-percent`,
+ * what V8 uses for a large heap).
+ *
+ * The growth: V8 sizes its heap by its own cap, and under about 2 GB it treats the heap as
+ * memory-constrained and grows it by a factor near 1.4, which for pdf.js meant a full collection
+ * every few documents. With the cap at the memory limit (512 MB, as it was), V8's background
+ * threads (concurrent marking) took 3.1-3.4 s of CPU over eight passes of the bench's realistic
+ * corpus through one warm extractor, and a pass 1.0-1.1 s of wall time; with these settings 1.3-1.4
+ * s and 0.82-1.0 s (raw unpdf in the bench's process: 0.75-0.9 s a pass; `/proc` per thread).
+ *
+ * The cap: V8 knows nothing of RLIMIT_DATA (below), so its own limit has to make it collect
+ * before the system refuses it memory, which crashes it (V8 "Check failed"). A process keeping
+ * 30% or 55% of 256 or 512 MB live while it makes garbage runs to its end under these settings, as
+ * under the old ones; with the same growth and the cap at the whole limit, or with a 2 GB cap (tried
+ * first), it crashes (test/integration/extract/extract-heap.test.ts). The quarter left goes to the
+ * young generation, ArrayBuffers and malloc. A heap that outgrows the cap ends the process with
+ * V8's "out of memory", which the pool reports as the memory failure it is.
  */
-const V8_HEAP_MB = 2048;
+export function extractorHeapFlags(maxMemoryMb: number): string[] {
+  return [`--max-old-space-size=${Math.floor((maxMemoryMb * 3) / 4)}`, '--heap-growing-percent=300'];
+}
 
 /**
  * The extractor runs under `sh -c 'ulimit -d KB; exec node ...'`: RLIMIT_DATA bounds every
  * private writable mapping (V8's heap, ArrayBuffers, malloc), which is what pdf.js's decompressed
  * streams live in. RLIMIT_AS is not usable: V8 and WebAssembly reserve address space far beyond
- * what they ever touch.
+ * what they ever touch. V8's own heap is capped below it (extractorHeapFlags), so a heap
+ * overflow ends the process the same way.
  */
 function spawnExtractor(maxMemoryMb: number): ChildProcess {
   const script = 'ulimit -d "$1" || exit 97; shift; exec "$@"';
@@ -100,7 +113,7 @@ function spawnExtractor(maxMemoryMb: number): ChildProcess {
       'pds-extractor',
       String(maxMemoryMb * 1024),
       process.execPath,
-      `--max-old-space-size=${Math.max(maxMemoryMb, V8_HEAP_MB)}`,
+      ...extractorHeapFlags(maxMemoryMb),
       ...childCommand(),
     ],
     { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' },
