@@ -97,27 +97,34 @@ export function extractorHeapFlags(maxMemoryMb: number): string[] {
 }
 
 /**
- * The extractor runs under `sh -c 'ulimit -d KB; exec node ...'`: RLIMIT_DATA bounds every
- * private writable mapping (V8's heap, ArrayBuffers, malloc), which is what pdf.js's decompressed
- * streams live in. RLIMIT_AS is not usable: V8 and WebAssembly reserve address space far beyond
- * what they ever touch. V8's own heap is capped below it (extractorHeapFlags), so a heap
+ * The `/bin/sh` arguments that run Node with `nodeArgs` the way an extractor runs:
+ * `sh -c 'ulimit -d KB; exec node ...'`. RLIMIT_DATA bounds every private writable mapping (V8's
+ * heap, ArrayBuffers, malloc), which is what pdf.js's decompressed streams live in. RLIMIT_AS is
+ * not usable: V8 and WebAssembly reserve address space far beyond what they ever touch. V8's own
+ * heap is capped below it (`heapFlags`, extractorHeapFlags unless a test says otherwise), so a heap
  * overflow ends the process the same way.
  */
+export function memoryLimitedNode(
+  maxMemoryMb: number,
+  nodeArgs: string[],
+  heapFlags = extractorHeapFlags(maxMemoryMb),
+): string[] {
+  return [
+    '-c',
+    'ulimit -d "$1" || exit 97; shift; exec "$@"',
+    'pds-extractor',
+    String(maxMemoryMb * 1024),
+    process.execPath,
+    ...heapFlags,
+    ...nodeArgs,
+  ];
+}
+
 function spawnExtractor(maxMemoryMb: number): ChildProcess {
-  const script = 'ulimit -d "$1" || exit 97; shift; exec "$@"';
-  return spawn(
-    '/bin/sh',
-    [
-      '-c',
-      script,
-      'pds-extractor',
-      String(maxMemoryMb * 1024),
-      process.execPath,
-      ...extractorHeapFlags(maxMemoryMb),
-      ...childCommand(),
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' },
-  );
+  return spawn('/bin/sh', memoryLimitedNode(maxMemoryMb, childCommand()), {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'advanced',
+  });
 }
 
 /** What a dead extractor's exit says about why it died. */

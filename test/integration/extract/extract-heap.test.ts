@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extractorHeapFlags } from '../../../src/ingestion/extract.js';
+import { extractorHeapFlags, memoryLimitedNode } from '../../../src/ingestion/extract.js';
 
 /**
  * An extractor's V8 heap settings (extractorHeapFlags) must let V8 collect before the operating
@@ -29,28 +29,19 @@ const script = join(dir, 'churn.js');
 writeFileSync(script, CHURN);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs CHURN under `ulimit -d limitMb`: about 1 MB of objects a step, `liveMb` of them kept. */
+/**
+ * Runs CHURN as an extractor runs (memoryLimitedNode: under `ulimit -d limitMb`, with `heapFlags`):
+ * about 1 MB of objects a step, `liveMb` of them kept.
+ */
 function churn(
   limitMb: number,
-  heapFlags: string[],
   liveMb: number,
+  heapFlags?: string[],
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      '/bin/sh',
-      [
-        '-c',
-        'ulimit -d "$1" || exit 97; shift; exec "$@"',
-        'churn',
-        String(limitMb * 1024),
-        process.execPath,
-        ...heapFlags,
-        script,
-        String(liveMb),
-        '1000',
-      ],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
-    );
+    const child = spawn('/bin/sh', memoryLimitedNode(limitMb, [script, String(liveMb), '1000'], heapFlags), {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (out += text));
     child.on('error', reject);
@@ -67,7 +58,7 @@ describe("extractors' V8 heap settings under the memory limit", () => {
   ])(
     'a process limited to %i MB keeping %i MB live runs to its end',
     async (limitMb, liveMb) => {
-      const { code, out } = await churn(limitMb, extractorHeapFlags(limitMb), liveMb);
+      const { code, out } = await churn(limitMb, liveMb);
       expect({ code, out }).toEqual({ code: 0, out: 'done' });
     },
     60_000,
@@ -77,7 +68,7 @@ describe("extractors' V8 heap settings under the memory limit", () => {
     const flags = extractorHeapFlags(256).map((f) =>
       f.startsWith('--max-old-space-size=') ? '--max-old-space-size=256' : f,
     );
-    const { code, signal, out } = await churn(256, flags, 76);
+    const { code, signal, out } = await churn(256, 76, flags);
     expect(out).toBe('');
     expect(code !== 0 || signal !== null).toBe(true);
   }, 60_000);

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { generationsFor } from '../../../src/db/generation.js';
 import { EXTRACTION_STATUSES } from '../../../src/entities/enums.js';
 import { forgetSearchAnswers, searchCacheCounts } from '../../../src/search/search-cache.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
@@ -175,13 +176,8 @@ describe('search answers kept by generation', () => {
   });
 
   it('a change of status moves the search generation exactly when it changes the coverage an answer shows', async () => {
-    const generation = async () =>
-      (
-        await t.app.db.orm.em
-          .fork()
-          .getConnection()
-          .execute<{ search: string }[]>('select search::text from cache_generation where id = 1')
-      )[0].search;
+    // A fresh fork each time: generationsFor reads once per request's EntityManager.
+    const generation = async () => (await generationsFor(t.app.db.orm.em.fork())).search;
     const coverage = async () => {
       forgetSearchAnswers();
       return (await search()).data.searchDocumentText.meta.coverage;
