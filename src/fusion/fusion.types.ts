@@ -43,50 +43,32 @@ export const AreaOrRange = new GraphQLScalarType<number | [number, number], numb
 });
 
 /**
- * A listing to match. Field names are the wire's (snake_case), so the REST body passes through unchanged.
- *
- * The fields are `declare`d and their decorators applied below the class, in the SDL's order: a
- * declared field puts no own property on an instance. type-graphql turns each listing into an
- * instance (`new FloorPlanListing()`, then it deletes every field the listing does not have and
- * assigns the rest); with class fields, every listing that leaves out an optional field (most do)
- * went through `delete`, which leaves a V8 object in slow dictionary mode for everything the
- * matcher then reads from it.
+ * A listing to match. Field names are the wire's (snake_case), so the REST body passes through
+ * unchanged. The resolver gets listings as GraphQL coerced them, not as instances of this class
+ * (src/graphql/schema.ts says why).
  */
 @InputType('FloorPlanListing')
 export class FloorPlanListing implements FloorPlanListingInput {
-  declare ref: string;
-  declare building_id?: number | null;
-  declare project_id?: number | null;
-  declare address?: string | null;
-  declare unit_number?: string | null;
-  declare floor?: number | null;
-  declare bedrooms?: number | null;
-  declare dens?: number | null;
-  declare bathrooms?: number | null;
-  declare interior_sqft?: number | [number, number] | null;
-  declare exposure?: string | null;
+  @Field({ description: 'Your reference, echoed in the result' }) ref!: string;
+  @Field(() => Int, { name: 'building_id', nullable: true }) building_id?: number | null;
+  @Field(() => Int, { name: 'project_id', nullable: true }) project_id?: number | null;
+  @Field(() => String, { nullable: true, description: 'Civic address of the building' }) address?:
+    string | null;
+  @Field(() => String, {
+    name: 'unit_number',
+    nullable: true,
+    description: 'Suite number, e.g. 1204 or PH05',
+  })
+  unit_number?: string | null;
+  @Field(() => Int, { nullable: true }) floor?: number | null;
+  @Field(() => Int, { nullable: true }) bedrooms?: number | null;
+  @Field(() => Int, { nullable: true }) dens?: number | null;
+  @Field(() => Float, { nullable: true }) bathrooms?: number | null;
+  @Field(() => AreaOrRange, { name: 'interior_sqft', nullable: true }) interior_sqft?:
+    number | [number, number] | null;
+  @Field(() => String, { nullable: true, description: 'N, NE, E, SE, S, SW, W or NW' }) exposure?:
+    string | null;
 }
-const listingFields: [keyof FloorPlanListing, ReturnType<typeof Field>][] = [
-  ['ref', Field(() => String, { description: 'Your reference, echoed in the result' })],
-  ['building_id', Field(() => Int, { name: 'building_id', nullable: true })],
-  ['project_id', Field(() => Int, { name: 'project_id', nullable: true })],
-  ['address', Field(() => String, { nullable: true, description: 'Civic address of the building' })],
-  [
-    'unit_number',
-    Field(() => String, {
-      name: 'unit_number',
-      nullable: true,
-      description: 'Suite number, e.g. 1204 or PH05',
-    }),
-  ],
-  ['floor', Field(() => Int, { nullable: true })],
-  ['bedrooms', Field(() => Int, { nullable: true })],
-  ['dens', Field(() => Int, { nullable: true })],
-  ['bathrooms', Field(() => Float, { nullable: true })],
-  ['interior_sqft', Field(() => AreaOrRange, { name: 'interior_sqft', nullable: true })],
-  ['exposure', Field(() => String, { nullable: true, description: 'N, NE, E, SE, S, SW, W or NW' })],
-];
-for (const [name, decorate] of listingFields) decorate(FloorPlanListing.prototype, name);
 
 @ObjectType('MatchSignal', { simpleResolvers: true })
 export class MatchSignalType implements MatchSignalView {

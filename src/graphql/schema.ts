@@ -18,6 +18,7 @@ import {
   ProjectDocumentsResolver,
 } from '../documents/documents.resolver.js';
 import { FusionResolver } from '../fusion/fusion.resolver.js';
+import type { FloorPlanListing } from '../fusion/fusion.types.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
 import { SearchResolver } from '../search/search.resolver.js';
 
@@ -81,6 +82,17 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
       ...resolvers.Project,
       __resolveReference: (ref: { id: number | string }, ctx: RequestContext) =>
         resolveProjectReference(ref, ctx),
+    };
+    // Floor Plan Match takes up to 100 listings, and type-graphql would turn each into a
+    // FloorPlanListing instance (for every listing it rebuilds the input type's field list, looks
+    // each field's type up in its metadata and converts each value: ~6% of a REST call's CPU). The
+    // method is called as type-graphql calls it (this schema has no middleware, auth checker or
+    // validation), with the listings as GraphQL coerced them: plain objects of the same fields.
+    const fusion = new FusionResolver();
+    resolvers.Query = {
+      ...resolvers.Query,
+      matchFloorPlans: (_root: unknown, args: { listings: FloorPlanListing[] }, ctx: RequestContext) =>
+        fusion.matchFloorPlans(ctx, args.listings),
     };
     return buildSubgraphSchema([
       {

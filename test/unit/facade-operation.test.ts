@@ -27,17 +27,20 @@ import { AppError } from '../../src/errors/catalogue.js';
 let answer: unknown;
 let calls = 0;
 
-const Item = new GraphQLObjectType({
+const Kind = new GraphQLEnumType({ name: 'Kind', values: { A: { value: 'a' }, B: { value: 'b' } } });
+
+const Item: GraphQLObjectType = new GraphQLObjectType({
   name: 'Item',
-  fields: {
+  fields: () => ({
     name: { type: new GraphQLNonNull(GraphQLString) },
     count: { type: GraphQLInt },
     score: { type: GraphQLFloat },
     open: { type: GraphQLBoolean },
     tags: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
     code: { type: GraphQLID },
-    kind: { type: new GraphQLEnumType({ name: 'Kind', values: { A: { value: 'a' }, B: { value: 'b' } } }) },
-  },
+    kind: { type: Kind },
+    inner: { type: Item },
+  }),
 });
 
 const schema = new GraphQLSchema({
@@ -73,7 +76,8 @@ function operation(text: string) {
 
 const ctx = { deps: { config: { overload: { retryAfterSeconds: 1 } } } } as unknown as RequestContext;
 
-const PLAIN = 'query Plain { result: items { name count score open tags } }';
+const PLAIN =
+  'query Plain { result: items { name count score open tags deep: inner { label: name n: count } } }';
 
 /** What the caller gets: the data, or the error runOperation throws (its catalogue code and message). */
 async function outcome(run: () => Promise<unknown>): Promise<unknown> {
@@ -100,6 +104,7 @@ describe('facade operations without scalar serialization', () => {
     expect(operation(PLAIN).unserialized).toBeDefined();
     expect(operation('query Id { items { name code } }').unserialized).toBeUndefined();
     expect(operation('query Enum { items { name kind } }').unserialized).toBeUndefined();
+    expect(operation('query NestedId { items { name inner { code } } }').unserialized).toBeUndefined();
     expect(operation('query Typename { items { __typename name } }').unserialized).toBeUndefined();
     expect(
       operation('query Skip($s: Boolean!) { items { name @skip(if: $s) } }').unserialized,
@@ -111,7 +116,7 @@ describe('facade operations without scalar serialization', () => {
 
   it('answers canonical values in one execution, exactly as with serialization and as graphql-js', async () => {
     answer = [
-      { name: 'a', count: 3, score: 0.25, open: true, tags: ['x', 'y'] },
+      { name: 'a', count: 3, score: 0.25, open: true, tags: ['x', 'y'], inner: { name: 'i', count: 2 } },
       { name: 'b', count: null, score: -0, open: false, tags: [] },
       null,
     ];
@@ -134,6 +139,8 @@ describe('facade operations without scalar serialization', () => {
     ['a number for a Boolean', { name: 'a', open: 1 }],
     ['a Date for a String', { name: new Date(0) }],
     ['a number in a list of String', { name: 'a', tags: ['x', 2] }],
+    ['a number for a String in a nested object', { name: 'a', inner: { name: 3 } }],
+    ['a fraction for an Int in a nested object', { name: 'a', inner: { name: 'b', count: 0.5 } }],
   ])('falls back to serialization for %s, answering what serialization answers', async (_what, item) => {
     answer = [{ name: 'ok', count: 1, score: 1, open: true, tags: [] }, item];
     const expected = await reference(PLAIN);
