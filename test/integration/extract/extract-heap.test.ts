@@ -64,11 +64,15 @@ describe("extractors' V8 heap settings under the memory limit", () => {
     60_000,
   );
 
+  // With 55% of the limit live (the second case above), not 30%: at 30% whether V8 collects in
+  // time depends on how much CPU its concurrent marker gets, and on a loaded machine (the suite's
+  // other workers) that process ran to its end in about one run of five. At 55% it died in 15 of
+  // 15 runs beside three busy processes, while the same load under extractorHeapFlags lived.
   it('the same growth with the cap at the whole limit is refused memory by the system and dies', async () => {
     const flags = extractorHeapFlags(256).map((f) =>
       f.startsWith('--max-old-space-size=') ? '--max-old-space-size=256' : f,
     );
-    const { code, signal, out } = await churn(256, 76, flags);
+    const { code, signal, out } = await churn(256, 140, flags);
     expect(out).toBe('');
     expect(code !== 0 || signal !== null).toBe(true);
   }, 60_000);
