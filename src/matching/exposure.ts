@@ -40,15 +40,35 @@ function readExposure(text: string): readonly CompassPoint[] | null {
   return points.size ? Object.freeze([...points]) : null;
 }
 
+/** Each point's place on the ring. */
+const RING_INDEX: Readonly<Record<CompassPoint, number>> = Object.freeze({
+  N: 0,
+  NE: 1,
+  E: 2,
+  SE: 3,
+  S: 4,
+  SW: 5,
+  W: 6,
+  NW: 7,
+});
+
 /** Steps around the ring between two points: 0 same, 1 adjacent (SW and S), up to 4 opposite. */
 export function compassDistance(a: CompassPoint, b: CompassPoint): number {
-  const d = Math.abs(POINTS.indexOf(a) - POINTS.indexOf(b));
-  return Math.min(d, POINTS.length - d);
+  const d = Math.abs(RING_INDEX[a] - RING_INDEX[b]);
+  return d > 4 ? 8 - d : d;
 }
 
-/** The closest pair between two sets of faces, so a corner suite matches on any face it shares. */
+/**
+ * The closest pair between two sets of faces, so a corner suite matches on any face it shares.
+ * Every listing is compared with every plan of its building, so this is a plain indexed loop.
+ */
 export function closestExposure(a: readonly CompassPoint[], b: readonly CompassPoint[]): number {
   let best = Infinity;
-  for (const x of a) for (const y of b) best = Math.min(best, compassDistance(x, y));
+  for (let i = 0; i < a.length; i++) {
+    for (let j = 0; j < b.length; j++) {
+      const d = compassDistance(a[i], b[j]);
+      if (d < best) best = d;
+    }
+  }
   return best;
 }

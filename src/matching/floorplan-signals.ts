@@ -21,23 +21,23 @@ export interface SignalContext {
  * A signal before weighting; `weightless` marks a field the listing does not give (out of the
  * denominator). Its detail is written only for the plan whose signals are reported, from that
  * plan's `SignalContext`: a listing is judged against every plan of its building, and most
- * verdicts are shared constants, so judging a plan allocates next to nothing.
+ * verdicts are shared constants, so judging a plan allocates next to nothing. Every verdict is
+ * made by `verdict`, so all have one shape and the judge reads them without polymorphic loads.
  */
 export type Evidence = Omit<MatchSignal, 'signal' | 'weight' | 'detail'> & {
   detail: (c: SignalContext) => string;
-  weightless?: true;
+  weightless: boolean;
 };
 
-const verdict = (result: Evidence['result'], score: number, detail: Evidence['detail']): Evidence =>
-  Object.freeze({ result, score, detail });
+const verdict = (
+  result: Evidence['result'],
+  score: number,
+  detail: Evidence['detail'],
+  weightless = false,
+): Evidence => Object.freeze({ result, score, detail, weightless });
 
 const missingFromListing = (field: string): Evidence =>
-  Object.freeze({
-    result: 'missing',
-    score: 0,
-    detail: () => `listing gives no ${field}`,
-    weightless: true,
-  });
+  verdict('missing', 0, () => `listing gives no ${field}`, true);
 const unknownForPlan = (field: string): Evidence =>
   verdict('missing', UNKNOWN_SCORE, () => `plan has no ${field} on record; counted as neutral`);
 
@@ -82,7 +82,12 @@ export function readListing(listing: ListingInput, plans: CandidatePlan[]): List
   } else if (finite(sqft)) {
     range = [sqft, sqft];
   }
-  const tops = plans.map((p) => p.floorMax).filter(finite);
+  let topFloor: number | null = null;
+  for (let i = 0; i < plans.length; i++) {
+    const top = plans[i].floorMax;
+    if (finite(top) && (topFloor === null || top > topFloor)) topFloor = top;
+  }
+  const exposure = listing.exposure ? parseExposure(listing.exposure) : null;
   const key = suite?.stack ? stackKey(suite.stack) : null;
   const digits = key === null ? null : stackDigits(key);
   return {
@@ -94,11 +99,13 @@ export function readListing(listing: ListingInput, plans: CandidatePlan[]): List
     floor: finite(listing.floor) ? listing.floor : (suite?.floor ?? null),
     penthouse: !finite(listing.floor) && (suite?.penthouse ?? false),
     sqft: range,
-    exposure: listing.exposure ? parseExposure(listing.exposure) : null,
-    noExposure: listing.exposure
-      ? missingFromListing(`readable exposure ("${listing.exposure}")`)
-      : NO_EXPOSURE,
-    topFloor: tops.length ? Math.max(...tops) : null,
+    exposure,
+    // Read only when the exposure is missing or unreadable: made only then.
+    noExposure:
+      listing.exposure && !exposure
+        ? missingFromListing(`readable exposure ("${listing.exposure}")`)
+        : NO_EXPOSURE,
+    topFloor,
   };
 }
 
@@ -149,10 +156,10 @@ const STACK_MISMATCH = verdict(
   (c) => `stack ${c.facts.stack} is not in ${c.plan.stacks.join(', ')}`,
 );
 
-function stackSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
+function stackSignal(facts: ListingFacts, plan: CandidatePlan, planFacts: PlanFacts): Evidence {
   if (!facts.stackKey) return NO_STACK;
   if (!plan.stacks.length) return PLAN_NO_STACKS;
-  const { stackKeys, stackDigits: digits } = factsOf(plan);
+  const { stackKeys, stackDigits: digits } = planFacts;
   if (stackKeys.includes(facts.stackKey)) return STACK_MATCH;
   if (facts.stackDigits !== null && digits.includes(facts.stackDigits)) return STACK_LETTER;
   return STACK_MISMATCH;
@@ -180,9 +187,9 @@ const PENTHOUSE_BELOW = verdict(
 const FLOOR_INSIDE = verdict('match', 1, (c) => `floor ${c.facts.floor} is within ${bounds(c.plan)}`);
 const FLOOR_OUTSIDE = verdict('mismatch', 0, (c) => `floor ${c.facts.floor} is outside ${bounds(c.plan)}`);
 
-function floorSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
+function floorSignal(facts: ListingFacts, plan: CandidatePlan, planFacts: PlanFacts): Evidence {
   if (facts.penthouse) {
-    if (factsOf(plan).penthouse) return PENTHOUSE_PLAN_MATCH;
+    if (planFacts.penthouse) return PENTHOUSE_PLAN_MATCH;
     if (!finite(plan.floorMax) || facts.topFloor === null) return PLAN_NO_FLOORS;
     return plan.floorMax === facts.topFloor ? PENTHOUSE_TOP : PENTHOUSE_BELOW;
   }
@@ -261,8 +268,7 @@ function sqftSignal(facts: ListingFacts, plan: CandidatePlan, tolerancePct: numb
   const [min, max] = facts.sqft;
   const tolerance = sqftTolerance(plan.interiorSqft, tolerancePct);
   const distance = Math.max(0, min - plan.interiorSqft, plan.interiorSqft - max);
-  if (distance <= tolerance)
-    return { result: 'match', score: 1 - 0.2 * (distance / tolerance), detail: sqftVs };
+  if (distance <= tolerance) return verdict('match', 1 - 0.2 * (distance / tolerance), sqftVs);
   if (distance <= 2 * tolerance) return SQFT_PARTIAL;
   return SQFT_MISMATCH;
 }
@@ -273,9 +279,9 @@ const EXPOSURE_MATCH = verdict('match', 1, exposureVs);
 const EXPOSURE_ADJACENT = verdict('partial', 0.5, (c) => `${exposureVs(c)} (adjacent)`);
 const EXPOSURE_MISMATCH = verdict('mismatch', 0, exposureVs);
 
-function exposureSignal(facts: ListingFacts, plan: CandidatePlan): Evidence {
+function exposureSignal(facts: ListingFacts, planFacts: PlanFacts): Evidence {
   if (!facts.exposure) return facts.noExposure;
-  const planExposure = factsOf(plan).exposure;
+  const planExposure = planFacts.exposure;
   if (!planExposure) return PLAN_NO_EXPOSURE;
   const steps = closestExposure(facts.exposure, planExposure);
   if (steps === 0) return EXPOSURE_MATCH;
@@ -294,22 +300,26 @@ export const WEIGHTED_SIGNALS = [
   'exposure',
 ] as const satisfies readonly Exclude<SignalName, 'unit_schedule'>[];
 
-/** Every weighted signal for one plan, in the order of `WEIGHTED_SIGNALS`. */
+/**
+ * Every weighted signal for one plan, in the order of `WEIGHTED_SIGNALS`, written into `into`
+ * (a listing is judged against every plan of its building: the judge passes one array for all).
+ */
 export function planEvidence(
   listing: ListingInput,
   facts: ListingFacts,
   plan: CandidatePlan,
   sqftTolerancePct: number,
+  into: Evidence[] = new Array<Evidence>(WEIGHTED_SIGNALS.length),
 ): Evidence[] {
-  return [
-    stackSignal(facts, plan),
-    floorSignal(facts, plan),
-    bedroomsSignal(listing, plan),
-    densSignal(listing, plan),
-    bathroomsSignal(listing, plan),
-    sqftSignal(facts, plan, sqftTolerancePct),
-    exposureSignal(facts, plan),
-  ];
+  const planFacts = factsOf(plan);
+  into[0] = stackSignal(facts, plan, planFacts);
+  into[1] = floorSignal(facts, plan, planFacts);
+  into[2] = bedroomsSignal(listing, plan);
+  into[3] = densSignal(listing, plan);
+  into[4] = bathroomsSignal(listing, plan);
+  into[5] = sqftSignal(facts, plan, sqftTolerancePct);
+  into[6] = exposureSignal(facts, planFacts);
+  return into;
 }
 
 /** Whether the listing's suite is in the plan's unit schedule: a hit decides the match outright. */
