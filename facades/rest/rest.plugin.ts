@@ -7,7 +7,7 @@ import { AppError } from '../../src/errors/catalogue.js';
 import { rateHeaders, sendRestError } from '../../src/http/rest-errors.js';
 import { loadOperation, runOperation, type FacadeOperation } from '../operation.js';
 import { buildOpenApi } from './openapi.js';
-import { FloorPlanMatchRequestSchema } from './rest.schemas.js';
+import { floorPlanMatchValidator } from './request-validation.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -43,6 +43,7 @@ export async function registerRest(
     floorPlanMatch: loadOperation(schema, dir, 'floorplan-match.graphql'),
   };
   const openapi = buildOpenApi();
+  const floorPlanMatchRequest = floorPlanMatchValidator();
 
   async function run(
     request: FastifyRequest,
@@ -123,7 +124,7 @@ export async function registerRest(
       api.post('/floorplan-match', (request, reply) => {
         let listings: unknown;
         return run(request, reply, 'floorplan-match', ops.floorPlanMatch, () => {
-          const parsed = FloorPlanMatchRequestSchema.safeParse(request.body);
+          const parsed = floorPlanMatchRequest(request.body);
           if (!parsed.success) throw validationError(parsed.error);
           listings = parsed.data.listings;
           return { listings };
