@@ -273,8 +273,10 @@ function sqftSignal(facts: ListingFacts, plan: CandidatePlan, tolerancePct: numb
   return SQFT_MISMATCH;
 }
 
+/** An exposure as the details write it ("SW", "N/E"); most are one point, written without a join. */
+const exposureLabel = (points: readonly string[]) => (points.length === 1 ? points[0] : points.join('/'));
 const exposureVs = (c: SignalContext) =>
-  `${c.facts.exposure!.join('/')} vs ${factsOf(c.plan).exposure!.join('/')}`;
+  `${exposureLabel(c.facts.exposure!)} vs ${exposureLabel(factsOf(c.plan).exposure!)}`;
 const EXPOSURE_MATCH = verdict('match', 1, exposureVs);
 const EXPOSURE_ADJACENT = verdict('partial', 0.5, (c) => `${exposureVs(c)} (adjacent)`);
 const EXPOSURE_MISMATCH = verdict('mismatch', 0, exposureVs);
