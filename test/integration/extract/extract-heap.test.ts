@@ -64,16 +64,22 @@ describe("extractors' V8 heap settings under the memory limit", () => {
     60_000,
   );
 
-  // With 55% of the limit live (the second case above), not 30%: at 30% whether V8 collects in
-  // time depends on how much CPU its concurrent marker gets, and on a loaded machine (the suite's
-  // other workers) that process ran to its end in about one run of five. At 55% it died in 15 of
-  // 15 runs beside three busy processes, while the same load under extractorHeapFlags lived.
+  // With 55% of the limit live (the second case above), not 30%, and up to three runs: whether V8
+  // collects in time is a race with the scheduler for its concurrent marker. At 30% such a process
+  // ran to its end in about one run of five on a loaded machine; at 55% it died in 15 of 15 runs
+  // beside three busy processes, yet once ran to its end in a full CI run (the suite's other
+  // workers). So the control passes when one of up to three runs dies: that is enough to show the
+  // system's limit bites when V8's cap does not keep the heap under it.
   it('the same growth with the cap at the whole limit is refused memory by the system and dies', async () => {
     const flags = extractorHeapFlags(256).map((f) =>
       f.startsWith('--max-old-space-size=') ? '--max-old-space-size=256' : f,
     );
-    const { code, signal, out } = await churn(256, 140, flags);
-    expect(out).toBe('');
-    expect(code !== 0 || signal !== null).toBe(true);
-  }, 60_000);
+    const runs: { code: number | null; signal: NodeJS.Signals | null; out: string }[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const run = await churn(256, 140, flags);
+      runs.push(run);
+      if (run.out === '' && (run.code !== 0 || run.signal !== null)) break;
+    }
+    expect(runs.some((r) => r.out === '' && (r.code !== 0 || r.signal !== null))).toBe(true);
+  }, 120_000);
 });
