@@ -38,7 +38,7 @@ const CPU = [
 function platformOf(name) {
   const parts = name.split('/').pop().split('-');
   const os = OS.find((o) => parts.includes(o));
-  const cpu = CPU.find((c) => parts.includes(c)) ?? (parts.includes('universal') ? undefined : undefined);
+  const cpu = CPU.find((c) => parts.includes(c));
   const libc = parts.some((p) => p.startsWith('musl'))
     ? 'musl'
     : parts.some((p) => p.startsWith('gnu'))

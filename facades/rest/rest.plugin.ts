@@ -121,15 +121,13 @@ export async function registerRest(
       api.get<{ Params: { id: string } }>('/building-links/:id', (request, reply) =>
         run(request, reply, 'building-links', ops.buildingLink, () => ({ id: pathId(request.params.id) })),
       );
-      api.post('/floorplan-match', (request, reply) => {
-        let listings: unknown;
-        return run(request, reply, 'floorplan-match', ops.floorPlanMatch, () => {
+      api.post('/floorplan-match', (request, reply) =>
+        run(request, reply, 'floorplan-match', ops.floorPlanMatch, () => {
           const parsed = floorPlanMatchRequest(request.body);
           if (!parsed.success) throw validationError(parsed.error);
-          listings = parsed.data.listings;
-          return { listings };
-        });
-      });
+          return { listings: parsed.data.listings };
+        }),
+      );
       for (const [url, allow] of [
         ['/building-links/:id', 'GET'],
         ['/floorplan-match', 'POST'],
