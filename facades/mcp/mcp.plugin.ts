@@ -4,6 +4,7 @@ import type { GraphQLSchema } from 'graphql';
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest } from 'json-rpc-2.0';
 import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
 import { AppError } from '../../src/errors/catalogue.js';
+import { sendJsonText } from '../../src/http/json-bytes.js';
 import { runOperation } from '../operation.js';
 import { JSONRPC, mcpFailure, toolError, type ToolResult } from './errors.js';
 import { loadTools, type Tool } from './tools.js';
@@ -291,7 +292,8 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
       if (framing === 'sse') {
         return reply.type('text/event-stream').send(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
       }
-      return reply.type('application/json').send(successBody(response) ?? response);
+      const body = successBody(response);
+      return body === null ? reply.type('application/json').send(response) : sendJsonText(reply, body);
     });
     done();
   });

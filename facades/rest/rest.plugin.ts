@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
 import type { FusionScope } from '../../src/entities/enums.js';
 import { AppError } from '../../src/errors/catalogue.js';
+import { sendJsonText } from '../../src/http/json-bytes.js';
 import { rateHeaders, sendRestError } from '../../src/http/rest-errors.js';
 import { loadOperation, runOperation, type FacadeOperation } from '../operation.js';
 import { buildOpenApi } from './openapi.js';
@@ -73,7 +74,7 @@ export async function registerRest(
     if (ctx.rate) rateHeaders(reply, ctx.rate);
     try {
       const data = await runOperation<{ result: unknown }>(op, variables(ctx), ctx);
-      return reply.send(data.result);
+      return sendJsonText(reply, JSON.stringify(data.result));
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL') return sendRestError(reply, err);
       deps.log.error(
