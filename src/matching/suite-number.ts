@@ -26,17 +26,43 @@ function clean(unitNumber: string): string {
   return s.trim();
 }
 
-export function suiteStack(unitNumber: string): SuiteNumber {
+/** A suite number read once: what `suiteStack` and `canonicalUnit` give, and the stack's `stackKey`. */
+export interface SuiteReading extends SuiteNumber {
+  /** `stackKey(stack)`, or null without a stack. */
+  key: string | null;
+  /** `canonicalUnit` of the number. */
+  canonical: string;
+}
+
+/**
+ * Reads a suite number once for everything the matcher asks of it (a listing's suite is read on
+ * every request: one pass instead of a pass each for its stack, its key and its unit schedule form).
+ */
+export function readSuite(unitNumber: string): SuiteReading {
   const s = clean(unitNumber);
   const ph = PENTHOUSE.exec(s);
   if (ph) {
     const digits = ph[2] ?? ph[4] ?? ph[5];
-    return { floor: null, stack: digits ? digits + (ph[6] ?? '') : null, penthouse: true };
+    const stack = digits ? digits + (ph[6] ?? '') : null;
+    const key = stack === null ? null : stackKey(stack);
+    const level = ph[1] ?? ph[3] ?? '';
+    const canonical = `${s.startsWith('PH') ? '' : s[0]}PH${level}-${key ?? ''}`;
+    return { floor: null, stack, penthouse: true, key, canonical };
   }
   const parts = FLOOR_DASH_STACK.exec(s) ?? PACKED.exec(s);
-  if (parts) return { floor: Number(parts[1]), stack: parts[2] + (parts[3] ?? ''), penthouse: false };
+  if (parts) {
+    const floor = Number(parts[1]);
+    const stack = parts[2] + (parts[3] ?? '');
+    const key = stackKey(stack);
+    return { floor, stack, penthouse: false, key, canonical: `${floor}-${key}` };
+  }
   // Townhouses ("TH3"), two-digit and free-form numbers encode no floor or stack.
-  return { floor: null, stack: null, penthouse: false };
+  return { floor: null, stack: null, penthouse: false, key: null, canonical: s.replace(/[\s\-.]/g, '') };
+}
+
+export function suiteStack(unitNumber: string): SuiteNumber {
+  const { floor, stack, penthouse } = readSuite(unitNumber);
+  return { floor, stack, penthouse };
 }
 
 /** "04", "4" and "004" are one stack; a letter suffix ("04A") is kept. */
@@ -56,14 +82,5 @@ export function compareStacks(a: string, b: string): 'exact' | 'letter' | 'diffe
 
 /** One spelling per suite, so a listing's "12-04" finds "1204" in a unit schedule. */
 export function canonicalUnit(unitNumber: string): string {
-  const s = clean(unitNumber);
-  const ph = PENTHOUSE.exec(s);
-  if (ph) {
-    const level = ph[1] ?? ph[3] ?? '';
-    const stack = ph[2] ?? ph[4] ?? ph[5];
-    return `${s.startsWith('PH') ? '' : s[0]}PH${level}-${stack ? stackKey(stack + (ph[6] ?? '')) : ''}`;
-  }
-  const parts = FLOOR_DASH_STACK.exec(s) ?? PACKED.exec(s);
-  if (parts) return `${Number(parts[1])}-${stackKey(parts[2] + (parts[3] ?? ''))}`;
-  return s.replace(/[\s\-.]/g, '');
+  return readSuite(unitNumber).canonical;
 }
