@@ -103,6 +103,8 @@ interface FacadeFigure {
   responseBytes: number;
   /** Server-side time with one connection sending one request at a time: the quiet-machine figure. */
   single?: Latency;
+  /** REST: every round's throughput ratio, in order; the other figures are the median round's. */
+  roundThroughputRatios?: number[];
 }
 
 interface MemoryFigure {
@@ -297,6 +299,13 @@ function cpuLine(c: RunCpu): string {
 
 /** Rounds of (facade, operation in process) in the MCP figure. */
 const MCP_ROUNDS = 3;
+
+/**
+ * Rounds of (route, bare route) in each REST figure. One pair moved Floor Plan Match's ratio
+ * between 0.22 and 0.30 in two runs of the same code minutes apart (2026-11-26): the bare route it
+ * is divided by ran at 3,872 and 2,620 req/s, as the machine's speed moved between the two halves.
+ */
+const REST_ROUNDS = 3;
 
 /**
  * Seconds of unmeasured load on a route before its figures: without it the first measured run
@@ -510,10 +519,27 @@ async function restBench(
     log(`  rest: ${path} warm-up`);
     await warmUp(baseUrl, { path, method, headers, body }, connections);
     await warmUp(baseUrl, { path: '/bench/bare', method, headers, body }, connections);
-    log(`  rest: ${path} under autocannon`);
-    timings.reset();
-    const facade = await autocannon(baseUrl, { path, method, headers, body }, { connections, seconds });
-    const serverSide = timings.of(route);
+    // The route and the bare route alternate for REST_ROUNDS rounds; the figures are the median
+    // round's (by throughput ratio), as in the MCP figure.
+    const rounds: Omit<FacadeFigure, 'responseBytes' | 'single'>[] = [];
+    for (let round = 0; round < REST_ROUNDS; round++) {
+      log(`  rest: ${path} under autocannon, then the bare route (round ${round + 1})`);
+      timings.reset();
+      const facade = await autocannon(baseUrl, { path, method, headers, body }, { connections, seconds });
+      const serverSide = timings.of(route);
+      const bare = await autocannon(
+        baseUrl,
+        { path: '/bench/bare', method, headers, body },
+        { connections, seconds },
+      );
+      rounds.push({
+        facade,
+        bare,
+        serverSide,
+        p95Ratio: ratio(facade.p95, bare.p95),
+        throughputRatio: ratio(facade.perSecond, bare.perSecond),
+      });
+    }
     log(`  rest: ${path} one request at a time`);
     timings.reset();
     await autocannon(
@@ -522,20 +548,11 @@ async function restBench(
       { connections: 1, seconds: Math.max(2, Math.ceil(seconds / 2)) },
     );
     const single = timings.of(route);
-    log('  rest: bare route');
-    const bare = await autocannon(
-      baseUrl,
-      { path: '/bench/bare', method, headers, body },
-      { connections, seconds },
-    );
     return {
-      facade,
-      bare,
-      serverSide,
-      p95Ratio: ratio(facade.p95, bare.p95),
-      throughputRatio: ratio(facade.perSecond, bare.perSecond),
+      ...medianRound(rounds, (r) => r.throughputRatio),
       responseBytes: Buffer.byteLength(text),
       single,
+      roundThroughputRatios: rounds.map((r) => r.throughputRatio),
     };
   }
 
@@ -684,7 +701,11 @@ function formatReport(r: Report): string {
         `| ${name} | ${f.facade.perSecond} | ${f.facade.p50} | ${f.facade.p95} | ${f.serverSide.p95} | ${f.single?.p50 ?? ''} | ${f.bare.perSecond} | ${f.throughputRatio} |`,
       );
     }
-    lines.push(...r.rest.goals.map((g) => `Goal: ${g}`), '');
+    lines.push(
+      `Each row is the median of ${REST_ROUNDS} alternating rounds (route, then bare route) by throughput ratio; every round's: floorplan-match ${r.rest.floorplanMatch.roundThroughputRatios?.join(', ')}, building-links ${r.rest.buildingLink.roundThroughputRatios?.join(', ')}.`,
+      ...r.rest.goals.map((g) => `Goal: ${g}`),
+      '',
+    );
   }
   if (r.memory) {
     const m = r.memory;
