@@ -27,7 +27,9 @@ postgres('watched database pool', () => {
     fresh = await createFreshDatabase(process.env.DATABASE_URL!, `pds_pw_${randomBytes(5).toString('hex')}`);
     pool = new pg.Pool({ connectionString: fresh.url, max: 2 });
     availability = new DatabaseAvailability(log);
-    watchPool(pool, { availability, acquireTimeoutMs: 500, statementTimeoutMs: 1500 });
+    // The acquire timeout bounds every connect, a fresh connection's too (the cancel below closes
+    // one): 500 ms was once too little for a new connection while CI ran other suites beside this.
+    watchPool(pool, { availability, acquireTimeoutMs: 2000, statementTimeoutMs: 1500 });
   });
   afterAll(async () => {
     await pool.end();
@@ -67,8 +69,12 @@ postgres('watched database pool', () => {
   });
 
   it('a full pool is overload: the wait is bounded and no outage is declared', async () => {
-    const held = [await pool.connect(), await pool.connect()];
+    // Held in the try, so that a failure to take the second cannot leave the first out of the pool
+    // (pool.end() in afterAll would then wait for it forever).
+    const held: pg.PoolClient[] = [];
     try {
+      held.push(await pool.connect());
+      held.push(await pool.connect());
       const started = Date.now();
       await expect(pool.query('select 1')).rejects.toBeInstanceOf(PoolAcquireTimeout);
       expect(Date.now() - started).toBeLessThan(5000);
