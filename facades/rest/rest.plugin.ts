@@ -74,6 +74,9 @@ export async function registerRest(
     if (ctx.rate) rateHeaders(reply, ctx.rate);
     try {
       const data = await runOperation<{ result: unknown }>(op, variables(ctx), ctx);
+      // The request's deadline may have answered it already (503): an answer nobody will read is
+      // not serialized, when the server is busiest.
+      if (reply.sent) return reply;
       return sendJsonText(reply, JSON.stringify(data.result));
     } catch (err) {
       if (err instanceof AppError && err.code !== 'INTERNAL') return sendRestError(reply, err);
