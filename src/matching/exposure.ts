@@ -40,22 +40,13 @@ function readExposure(text: string): readonly CompassPoint[] | null {
   return points.size ? Object.freeze([...points]) : null;
 }
 
-/** Each point's place on the ring. */
-const RING_INDEX: Readonly<Record<CompassPoint, number>> = Object.freeze({
-  N: 0,
-  NE: 1,
-  E: 2,
-  SE: 3,
-  S: 4,
-  SW: 5,
-  W: 6,
-  NW: 7,
-});
+/** Each point's place on the ring (its index in POINTS), looked up without a search. */
+const RING_INDEX = Object.fromEntries(POINTS.map((p, i) => [p, i])) as Readonly<Record<CompassPoint, number>>;
 
 /** Steps around the ring between two points: 0 same, 1 adjacent (SW and S), up to 4 opposite. */
 export function compassDistance(a: CompassPoint, b: CompassPoint): number {
   const d = Math.abs(RING_INDEX[a] - RING_INDEX[b]);
-  return d > 4 ? 8 - d : d;
+  return Math.min(d, POINTS.length - d);
 }
 
 /**

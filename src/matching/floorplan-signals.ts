@@ -92,7 +92,7 @@ export function readListing(listing: ListingInput, plans: CandidatePlan[]): List
     if (finite(top) && (topFloor === null || top > topFloor)) topFloor = top;
   }
   const exposure = listing.exposure ? parseExposure(listing.exposure) : null;
-  const key = suite?.stack ? suite.key : null;
+  const key = suite?.key ?? null;
   const digits = key === null ? null : stackDigits(key);
   return {
     unitKey: suite && listing.unitNumber?.trim() ? suite.canonical : null,
