@@ -137,6 +137,9 @@ export function generationsFor(em: EntityManager): Promise<Generations> {
  * bigint) when both count the same database; one of another database always counts as later.
  */
 export function isLater(a: string, b: string): boolean {
+  // The usual case (every cache lookup of a request compares the generation it was filled under):
+  // no split.
+  if (a === b) return false;
   const [da, na] = a.split(':');
   const [db, nb] = b.split(':');
   if (da !== db) return true;

@@ -17,7 +17,17 @@ import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
 import type { RunCpu } from './workers.bench.js';
 import { asRequest, runSearchBench, type SearchBenchResult } from './search.bench.js';
 import type { SearchIndexKind } from '../../src/db/search-index.js';
-import { closedLoop, latency, medianRound, ratio, type Latency } from './stats.js';
+import {
+  closedLoop,
+  cpuSince,
+  latency,
+  medianRound,
+  perRequest,
+  ratio,
+  round,
+  type CpuSplit,
+  type Latency,
+} from './stats.js';
 import { parseSettings, startPrivateServer, type PrivateServer } from './private-server.js';
 
 /**
@@ -105,6 +115,13 @@ interface FacadeFigure {
   single?: Latency;
   /** REST: every round's throughput ratio, in order; the other figures are the median round's. */
   roundThroughputRatios?: number[];
+  /**
+   * CPU ms per answered request while each side ran, every round's in order: the bench process's
+   * (under autocannon, the server alone), PostgreSQL's and the load generator's (autocannon, another
+   * process; none in process). REST: the route and the bare route; MCP: the facade and the operation
+   * in process.
+   */
+  cpuMsPerRequest?: { route: CpuSplit[]; baseline: CpuSplit[] };
 }
 
 interface MemoryFigure {
@@ -405,22 +422,28 @@ async function mcpBench(
     serverSide: ReturnType<typeof timings.of>;
     inProcess: Awaited<ReturnType<typeof operationInProcess>>;
     p95Ratio: number;
+    cpu: { route: CpuSplit; baseline: CpuSplit };
   }[] = [];
-  for (let round = 0; round < MCP_ROUNDS; round++) {
-    log(`  mcp: facade under autocannon, then the same GraphQL operation in process (round ${round + 1})`);
+  for (let i = 0; i < MCP_ROUNDS; i++) {
+    log(`  mcp: facade under autocannon, then the same GraphQL operation in process (round ${i + 1})`);
     timings.reset();
+    const facadeCpu = cpuSince();
     const facade = await autocannon(
       baseUrl,
       { path: '/mcp', method: 'POST', headers, body },
       { connections, seconds },
     );
     const serverSide = timings.of('/mcp');
+    const facadeMs = perRequest(facadeCpu(), serverSide.n);
+    const inProcessCpu = cpuSince();
     const inProcess = await operationInProcess();
+    const inProcessMs = perRequest(inProcessCpu(), inProcess.latencies.length);
     rounds.push({
       facade,
       serverSide,
       inProcess,
       p95Ratio: ratio(facade.p95, latency(inProcess.latencies).p97_5),
+      cpu: { route: facadeMs, baseline: inProcessMs },
     });
   }
   const { facade, serverSide, inProcess, p95Ratio } = medianRound(rounds, (r) => r.p95Ratio);
@@ -441,6 +464,10 @@ async function mcpBench(
     p95Ratio,
     throughputRatio: ratio(facade.perSecond, inProcess.perSecond),
     roundP95Ratios: rounds.map((r) => r.p95Ratio),
+    cpuMsPerRequest: {
+      route: rounds.map((r) => r.cpu.route),
+      baseline: rounds.map((r) => r.cpu.baseline),
+    },
     responseBytes: Buffer.byteLength(probeText),
     goal: 'the facade adds ≤ 20% to the in-process operation latency (p95 ratio ≤ 1.2)',
   };
@@ -522,16 +549,22 @@ async function restBench(
     // The route and the bare route alternate for REST_ROUNDS rounds; the figures are the median
     // round's (by throughput ratio), as in the MCP figure.
     const rounds: Omit<FacadeFigure, 'responseBytes' | 'single'>[] = [];
-    for (let round = 0; round < REST_ROUNDS; round++) {
-      log(`  rest: ${path} under autocannon, then the bare route (round ${round + 1})`);
+    const cpu: NonNullable<FacadeFigure['cpuMsPerRequest']> = { route: [], baseline: [] };
+    for (let i = 0; i < REST_ROUNDS; i++) {
+      log(`  rest: ${path} under autocannon, then the bare route (round ${i + 1})`);
       timings.reset();
+      const routeCpu = cpuSince();
       const facade = await autocannon(baseUrl, { path, method, headers, body }, { connections, seconds });
       const serverSide = timings.of(route);
+      cpu.route.push(perRequest(routeCpu(), serverSide.n));
+      timings.reset();
+      const bareCpu = cpuSince();
       const bare = await autocannon(
         baseUrl,
         { path: '/bench/bare', method, headers, body },
         { connections, seconds },
       );
+      cpu.baseline.push(perRequest(bareCpu(), timings.of('/bench/bare').n));
       rounds.push({
         facade,
         bare,
@@ -553,6 +586,7 @@ async function restBench(
       responseBytes: Buffer.byteLength(text),
       single,
       roundThroughputRatios: rounds.map((r) => r.throughputRatio),
+      cpuMsPerRequest: cpu,
     };
   }
 
@@ -614,6 +648,41 @@ async function memoryBench(baseUrl: string, loads: LoadRequest[]): Promise<Memor
     requests,
     goal: 'RSS at the end within 10% of RSS after the first minute (growth ≤ 1.1)',
   };
+}
+
+/**
+ * The CPU per request on both sides of a figure, every round: the server's, then the machine's
+ * (server, PostgreSQL and load generator), each with the median of the rounds' ratios written the
+ * way the figure's own ratio is: a REST route's as the bare route's CPU over the route's (as its
+ * throughput ratio), the MCP facade's as its CPU over the operation's in process (as its p95 ratio).
+ */
+function cpuSentences(
+  per: string,
+  [route, baseline]: readonly [string, string],
+  cpu: NonNullable<FacadeFigure['cpuMsPerRequest']>,
+  baselineOverRoute: boolean,
+): string[] {
+  const over = baselineOverRoute ? `${baseline} over ${route}` : `${route} over ${baseline}`;
+  const sentence = (what: string, of: (s: CpuSplit) => number, parts: (s: CpuSplit) => string) => {
+    const ratios = cpu.route.map((r, i) =>
+      baselineOverRoute ? ratio(of(cpu.baseline[i]), of(r)) : ratio(of(r), of(cpu.baseline[i])),
+    );
+    const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
+    return `${what} ${per}, every round: ${route} ${cpu.route.map(parts).join('; ')}; ${baseline} ${cpu.baseline.map(parts).join('; ')}; ${over} ${ratios.join(', ')} (median ×${median}).`;
+  };
+  const total = (s: CpuSplit) => round(s.server + s.postgres + s.loadGenerator, 3);
+  return [
+    sentence(
+      'Server CPU ms',
+      (s) => s.server,
+      (s) => String(s.server),
+    ),
+    sentence(
+      'Machine CPU ms (server + PostgreSQL + load generator)',
+      total,
+      (s) => `${total(s)} (${s.server} + ${s.postgres} + ${s.loadGenerator})`,
+    ),
+  ];
 }
 
 function formatReport(r: Report): string {
@@ -684,6 +753,9 @@ function formatReport(r: Report): string {
       `| same operation in process | ${m.inProcess!.perSecond} | ${m.inProcess!.p50} | ${m.inProcess!.p97_5} |`,
       `| bare Fastify route, same body | ${m.bare.perSecond} | ${m.bare.p50} | ${m.bare.p95} |`,
       `Server-side /mcp p50 ${m.serverSide.p50} ms, p95 ${m.serverSide.p95} ms. Facade/in-process: p95 (p97.5 on both sides) ×${m.p95Ratio} (median of ${m.roundP95Ratios.length} alternating rounds: ${m.roundP95Ratios.join(', ')}), throughput ×${m.throughputRatio}. Goal: ${m.goal}`,
+      ...(m.cpuMsPerRequest
+        ? cpuSentences('a call', ['the facade', 'the operation in process'], m.cpuMsPerRequest, false)
+        : []),
       '',
     );
   }
@@ -703,6 +775,18 @@ function formatReport(r: Report): string {
     }
     lines.push(
       `Each row is the median of ${REST_ROUNDS} alternating rounds (route, then bare route) by throughput ratio; every round's: floorplan-match ${r.rest.floorplanMatch.roundThroughputRatios?.join(', ')}, building-links ${r.rest.buildingLink.roundThroughputRatios?.join(', ')}.`,
+      ...(
+        [
+          ['floorplan-match', r.rest.floorplanMatch],
+          ['building-links', r.rest.buildingLink],
+        ] as const
+      ).flatMap(([name, f]) =>
+        f.cpuMsPerRequest
+          ? cpuSentences('a request', ['the route', 'the bare route'], f.cpuMsPerRequest, true).map(
+              (line) => `${name}: ${line}`,
+            )
+          : [],
+      ),
       ...r.rest.goals.map((g) => `Goal: ${g}`),
       '',
     );

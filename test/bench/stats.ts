@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 /** Latency figures in milliseconds, rounded for the report. */
@@ -31,6 +32,84 @@ export function latency(samples: number[]): Latency {
  */
 export function medianRound<T>(rounds: T[], ratioOf: (round: T) => number): T {
   return [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b))[Math.floor(rounds.length / 2)];
+}
+
+/** CPU milliseconds a load cost, by where they were spent on this machine. */
+export interface CpuSplit {
+  /** This process: under autocannon, the server alone. */
+  server: number;
+  /** Every PostgreSQL process on this machine (0 when the database is elsewhere, or without /proc). */
+  postgres: number;
+  /** This process's children that ended meanwhile: autocannon, which runs as one (0 without /proc). */
+  loadGenerator: number;
+}
+
+/** Linux's fixed unit of the CPU times in /proc (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/** The fields of a /proc stat line after the command's closing parenthesis (the command may hold spaces). */
+const statFields = (stat: string) => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
+/** Every process's CPU seconds so far (utime + stime), with its parent and command line; empty without /proc. */
+export function processCpu(): { pid: number; parent: number; command: string; seconds: number }[] {
+  if (!existsSync('/proc/stat')) return [];
+  const processes = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    let command: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // State is the 1st field here, ppid the 2nd, utime the 12th, stime the 13th.
+    const fields = statFields(stat);
+    const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    processes.push({ pid: Number(entry), parent: Number(fields[1]), command, seconds });
+  }
+  return processes;
+}
+
+/** CPU ms so far of PostgreSQL's processes on this machine and of this process's ended children. */
+function procCpu(): { postgres: number; children: number } {
+  if (!existsSync('/proc/self/stat')) return { postgres: 0, children: 0 };
+  let postgres = 0;
+  for (const p of processCpu()) if (p.command.startsWith('postgres')) postgres += p.seconds;
+  // cutime and cstime: children that ended and were waited for.
+  const self = statFields(readFileSync('/proc/self/stat', 'utf8'));
+  const children = (Number(self[13]) + Number(self[14])) / TICKS_PER_SECOND;
+  return { postgres: postgres * 1000, children: children * 1000 };
+}
+
+/**
+ * CPU spent from now, by place: call the returned function for the milliseconds since. PostgreSQL's
+ * share is of the processes alive at both readings (a backend that exits meanwhile is not counted;
+ * the bench's pools keep theirs).
+ */
+export function cpuSince(): () => CpuSplit {
+  const start = process.cpuUsage();
+  const proc = procCpu();
+  return () => {
+    const { user, system } = process.cpuUsage(start);
+    const now = procCpu();
+    return {
+      server: (user + system) / 1000,
+      postgres: Math.max(0, now.postgres - proc.postgres),
+      loadGenerator: now.children - proc.children,
+    };
+  };
+}
+
+/** A split divided by the requests it served, rounded for the report. */
+export function perRequest(split: CpuSplit, requests: number): CpuSplit {
+  const n = Math.max(1, requests);
+  return {
+    server: round(split.server / n, 3),
+    postgres: round(split.postgres / n, 3),
+    loadGenerator: round(split.loadGenerator / n, 3),
+  };
 }
 
 export function ratio(a: number, b: number): number {

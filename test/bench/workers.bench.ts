@@ -1,12 +1,12 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { App } from '../../src/app.js';
 import { ProjectSchema } from '../../src/entities/index.js';
 import { MAX_EXTRACTION_ATTEMPTS, uploadDocument } from '../../src/ingestion/ingest.service.js';
-import { medianRound, ratio, round } from './stats.js';
+import { medianRound, processCpu, ratio, round } from './stats.js';
 
 /**
  * Issue 17: `npm run worker` processes sharing one queue. The documents are stored first (no job
@@ -93,27 +93,10 @@ async function stopWorker(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Linux's fixed unit of the CPU times in /proc (USER_HZ). */
-const TICKS_PER_SECOND = 100;
-
 /** CPU seconds so far of PostgreSQL's processes, of the given workers and their children, and of this one. */
 function cpuNow(workerPids: number[]): Omit<RunCpu, 'idle'> & { machineIdle: number; machineTotal: number } {
   const totals = { postgres: 0, workers: 0, extractors: 0, bench: 0 };
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    let command: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-    } catch {
-      continue; // ended meanwhile
-    }
-    // Fields after the command's closing parenthesis: state is 3rd, ppid 4th, utime 14th, stime 15th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-    const pid = Number(entry);
-    const parent = Number(fields[1]);
+  for (const { pid, parent, command, seconds } of processCpu()) {
     if (command.startsWith('postgres')) totals.postgres += seconds;
     else if (workerPids.includes(pid)) totals.workers += seconds;
     else if (workerPids.includes(parent)) totals.extractors += seconds;
