@@ -667,7 +667,7 @@ function cpuSentences(
     const ratios = cpu.route.map((r, i) =>
       baselineOverRoute ? ratio(of(cpu.baseline[i]), of(r)) : ratio(of(r), of(cpu.baseline[i])),
     );
-    const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
+    const median = medianRound(ratios, (r) => r);
     return `${what} ${per}, every round: ${route} ${cpu.route.map(parts).join('; ')}; ${baseline} ${cpu.baseline.map(parts).join('; ')}; ${over} ${ratios.join(', ')} (median ×${median}).`;
   };
   const total = (s: CpuSplit) => round(s.server + s.postgres + s.loadGenerator, 3);
