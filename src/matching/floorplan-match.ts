@@ -1,5 +1,6 @@
 import {
   type Evidence,
+  factsOf,
   inSchedule,
   type ListingFacts,
   planEvidence,
@@ -68,8 +69,9 @@ const weightOf = (e: Evidence, i: number) => (e.weightless ? 0 : WEIGHTS[i]);
 const judging: Evidence[] = new Array<Evidence>(WEIGHTED_SIGNALS.length);
 
 function judge(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan, t: MatchThresholds): Judged {
-  const hit = inSchedule(facts, plan);
-  const evidence = planEvidence(listing, facts, plan, t.sqftTolerancePct, judging);
+  const planFacts = factsOf(plan);
+  const hit = inSchedule(facts, plan, planFacts);
+  const evidence = planEvidence(listing, facts, plan, t.sqftTolerancePct, judging, planFacts);
   let weighted = 0;
   let total = 0;
   for (let i = 0; i < evidence.length; i++) {
@@ -137,6 +139,30 @@ function inScope(listing: ListingInput, plan: CandidatePlan): boolean {
   return true;
 }
 
+/**
+ * The plans in the listing's scope: `plans` itself when all are (the caller passes the listing's
+ * own building's or project's plans, so they nearly always are), else a filtered copy.
+ */
+function inScopeOf(listing: ListingInput, plans: CandidatePlan[]): CandidatePlan[] {
+  for (let i = 0; i < plans.length; i++) {
+    if (!inScope(listing, plans[i])) return plans.filter((p) => inScope(listing, p));
+  }
+  return plans;
+}
+
+/** A listing's result, every one made here so all have one shape. */
+const answer = (
+  listing: ListingInput,
+  status: ListingMatchResult['status'],
+  candidates: ScoredPlan[],
+  signals: MatchSignal[],
+  bestMatch: ListingMatchResult['bestMatch'],
+  message: string | null,
+): ListingMatchResult => ({ ref: listing.ref, status, bestMatch, candidates, signals, message });
+
+/** A listing matched to nothing, for a reason of its own (no plans, too little information). */
+const failed = (listing: ListingInput, message: string) => answer(listing, 'no_match', [], [], null, message);
+
 const TOO_LITTLE =
   'too little information to match: give a unit number, or bedrooms with an interior area or bathrooms';
 
@@ -145,40 +171,41 @@ export function matchListing(
   plans: CandidatePlan[],
   thresholds: MatchThresholds = DEFAULT_THRESHOLDS,
 ): ListingMatchResult {
-  const empty = { ref: listing.ref, bestMatch: null, candidates: [], signals: [] };
-  const candidates = plans.filter((p) => inScope(listing, p));
+  const candidates = inScopeOf(listing, plans);
   if (!candidates.length) {
-    return { ...empty, status: 'no_match', message: 'no floor plans are known for this building or project' };
+    return failed(listing, 'no floor plans are known for this building or project');
   }
   const facts = readListing(listing, candidates);
-  const ranked = rank(candidates.map((plan) => judge(listing, facts, plan, thresholds)));
-  const [best, second] = ranked;
+  const judged = new Array<Judged>(candidates.length);
   let hits = 0;
-  for (let i = 0; i < ranked.length; i++) if (ranked[i].hit) hits++;
-  if (!hits && best.evidence === 0) return { ...empty, status: 'no_match', message: TOO_LITTLE };
+  for (let i = 0; i < candidates.length; i++) {
+    const j = judge(listing, facts, candidates[i], thresholds);
+    if (j.hit) hits++;
+    judged[i] = j;
+  }
+  const ranked = rank(judged);
+  const best = ranked[0];
+  if (!hits && best.evidence === 0) return failed(listing, TOO_LITTLE);
 
-  const top = ranked.slice(0, Math.max(1, thresholds.maxCandidates));
-  const result = {
-    ref: listing.ref,
-    candidates: top.map(scored),
-    signals: reportedSignals(listing, facts, best.plan, thresholds),
-  };
-  const matched = {
-    ...result,
-    status: 'matched' as const,
-    bestMatch: { ...scored(best), plan: best.plan },
-    message: null,
-  };
-  if (hits === 1) return matched;
+  const size = Math.min(ranked.length, Math.max(1, thresholds.maxCandidates));
+  const signals = reportedSignals(listing, facts, best.plan, thresholds);
   if (hits > 1) {
     const message = 'the unit number appears in the unit schedules of several floor plans';
-    const tied = ranked.filter((j) => j.hit).slice(0, top.length);
-    return { ...result, candidates: tied.map(scored), status: 'ambiguous', bestMatch: null, message };
+    const tied: ScoredPlan[] = [];
+    for (let i = 0; i < ranked.length && tied.length < size; i++)
+      if (ranked[i].hit) tied.push(scored(ranked[i]));
+    return answer(listing, 'ambiguous', tied, signals, null, message);
   }
-  const lead = round4(best.score - (second?.score ?? 0));
+  const top = new Array<ScoredPlan>(size);
+  for (let i = 0; i < size; i++) top[i] = scored(ranked[i]);
+  const lead = round4(best.score - (ranked.length > 1 ? ranked[1].score : 0));
   const clears = best.score >= thresholds.matchScore;
   const enough = best.evidence >= MIN_EVIDENCE_WEIGHT;
-  if (clears && lead >= thresholds.minLead && enough) return matched;
-  const message = enough ? null : TOO_LITTLE;
-  return { ...result, status: clears ? 'ambiguous' : 'no_match', bestMatch: null, message };
+  // A schedule hit settles it; otherwise the best plan must score high enough, lead the runner-up
+  // and rest on enough of the listing's evidence.
+  if (hits === 1 || (clears && lead >= thresholds.minLead && enough)) {
+    const bestMatch = { floorPlanId: best.plan.id, name: best.plan.name, score: best.score, plan: best.plan };
+    return answer(listing, 'matched', top, signals, bestMatch, null);
+  }
+  return answer(listing, clears ? 'ambiguous' : 'no_match', top, signals, null, enough ? null : TOO_LITTLE);
 }

@@ -120,7 +120,7 @@ const stackDigits = (key: string) => key.replace(/[A-Z]$/, '');
  * What the matcher reads from a plan, parsed once per plan: plans are shared by every request of
  * a catalogue generation (src/fusion), and each is judged against every listing of its building.
  */
-interface PlanFacts {
+export interface PlanFacts {
   stackKeys: readonly string[];
   stackDigits: readonly string[];
   schedule: ReadonlySet<string>;
@@ -132,7 +132,7 @@ const PENTHOUSE_PLAN = /\b(?:[LU]?PH|penthouse)\b/i;
 
 const planFacts = new WeakMap<CandidatePlan, PlanFacts>();
 
-function factsOf(plan: CandidatePlan): PlanFacts {
+export function factsOf(plan: CandidatePlan): PlanFacts {
   let facts = planFacts.get(plan);
   if (!facts) {
     const keys = plan.stacks.map(stackKey);
@@ -316,8 +316,8 @@ export function planEvidence(
   plan: CandidatePlan,
   sqftTolerancePct: number,
   into: Evidence[] = new Array<Evidence>(WEIGHTED_SIGNALS.length),
+  planFacts: PlanFacts = factsOf(plan),
 ): Evidence[] {
-  const planFacts = factsOf(plan);
   into[0] = stackSignal(facts, plan, planFacts);
   into[1] = floorSignal(facts, plan, planFacts);
   into[2] = bedroomsSignal(listing, plan);
@@ -329,8 +329,12 @@ export function planEvidence(
 }
 
 /** Whether the listing's suite is in the plan's unit schedule: a hit decides the match outright. */
-export function inSchedule(facts: ListingFacts, plan: CandidatePlan): boolean {
-  return facts.unitKey !== null && plan.unitNumbers.length > 0 && factsOf(plan).schedule.has(facts.unitKey);
+export function inSchedule(facts: ListingFacts, plan: CandidatePlan, planFacts?: PlanFacts): boolean {
+  return (
+    facts.unitKey !== null &&
+    plan.unitNumbers.length > 0 &&
+    (planFacts ?? factsOf(plan)).schedule.has(facts.unitKey)
+  );
 }
 
 /** The unit-schedule signal as reported (weight 0: a hit decides outright). */
