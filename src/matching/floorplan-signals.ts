@@ -337,23 +337,20 @@ export function inSchedule(facts: ListingFacts, plan: CandidatePlan, planFacts?:
   );
 }
 
+/** A reported unit-schedule signal: one per listing, made as a literal (an object spread is slower). */
+const scheduleVerdict = (result: MatchSignal['result'], score: number, detail: string): MatchSignal => ({
+  signal: 'unit_schedule',
+  weight: 0,
+  result,
+  score,
+  detail,
+});
+
 /** The unit-schedule signal as reported (weight 0: a hit decides outright). */
 export function scheduleSignal(listing: ListingInput, facts: ListingFacts, plan: CandidatePlan): MatchSignal {
-  const base = { signal: 'unit_schedule' as const, weight: 0 };
-  if (!facts.unitKey) return { ...base, result: 'missing', score: 0, detail: 'listing gives no unit number' };
-  if (!plan.unitNumbers.length)
-    return { ...base, result: 'missing', score: 0, detail: 'plan has no unit schedule' };
+  if (!facts.unitKey) return scheduleVerdict('missing', 0, 'listing gives no unit number');
+  if (!plan.unitNumbers.length) return scheduleVerdict('missing', 0, 'plan has no unit schedule');
   return inSchedule(facts, plan)
-    ? {
-        ...base,
-        result: 'match',
-        score: 1,
-        detail: `unit ${listing.unitNumber} is in the plan's unit schedule`,
-      }
-    : {
-        ...base,
-        result: 'mismatch',
-        score: 0,
-        detail: `unit ${listing.unitNumber} is not in the plan's unit schedule`,
-      };
+    ? scheduleVerdict('match', 1, `unit ${listing.unitNumber} is in the plan's unit schedule`)
+    : scheduleVerdict('mismatch', 0, `unit ${listing.unitNumber} is not in the plan's unit schedule`);
 }

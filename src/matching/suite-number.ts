@@ -39,6 +39,8 @@ export interface SuiteReading extends SuiteNumber {
  * every request: one pass instead of a pass each for its stack, its key and its unit schedule form).
  */
 export function readSuite(unitNumber: string): SuiteReading {
+  const packed = packedDigits(unitNumber);
+  if (packed) return packed;
   const s = clean(unitNumber);
   const ph = PENTHOUSE.exec(s);
   if (ph) {
@@ -58,6 +60,24 @@ export function readSuite(unitNumber: string): SuiteReading {
   }
   // Townhouses ("TH3"), two-digit and free-form numbers encode no floor or stack.
   return { floor: null, stack: null, penthouse: false, key: null, canonical: s.replace(/[\s\-.]/g, '') };
+}
+
+/**
+ * "1204", "504", "10204": three to five digits and nothing else, the form most listings send, read
+ * as PACKED reads it (floor, then a two-digit stack) without the patterns (a request reads up to 100).
+ */
+function packedDigits(unitNumber: string): SuiteReading | null {
+  const n = unitNumber.length;
+  if (n < 3 || n > 5) return null;
+  for (let i = 0; i < n; i++) {
+    const c = unitNumber.charCodeAt(i);
+    if (c < 48 || c > 57) return null;
+  }
+  const floor = Number(unitNumber.slice(0, n - 2));
+  const stack = unitNumber.slice(n - 2);
+  // stackKey of two digits: a leading zero dropped ("04" → "4", "00" → "0").
+  const key = stack.charCodeAt(0) === 48 ? stack[1] : stack;
+  return { floor, stack, penthouse: false, key, canonical: `${floor}-${key}` };
 }
 
 export function suiteStack(unitNumber: string): SuiteNumber {

@@ -32,6 +32,24 @@ describe('suiteStack', () => {
   });
 });
 
+describe('a suite number of three to five digits alone (read without the patterns)', () => {
+  it('reads every one as the patterns read it (a leading space sends it through them)', () => {
+    const differ: string[] = [];
+    for (let length = 3; length <= 5; length++) {
+      for (let n = 0; n < 10 ** length; n++) {
+        const digits = String(n).padStart(length, '0');
+        const viaPatterns = ` ${digits}`;
+        if (
+          JSON.stringify(suiteStack(digits)) !== JSON.stringify(suiteStack(viaPatterns)) ||
+          canonicalUnit(digits) !== canonicalUnit(viaPatterns)
+        )
+          differ.push(digits);
+      }
+    }
+    expect(differ).toEqual([]);
+  });
+});
+
 describe('canonicalUnit', () => {
   it.each([
     ['1204', '12-04'],
