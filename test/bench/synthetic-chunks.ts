@@ -227,8 +227,10 @@ export async function loadSyntheticChunks(
   await pipeline(Readable.from(rows()), copy);
   await client.query(`set maintenance_work_mem = '1GB'`);
   for (const index of indexes) await client.query(index.indexdef);
-  await client.query('analyze chunk');
-  await client.query('analyze document');
+  // Vacuumed as well as analyzed: a table a bulk load just filled is otherwise vacuumed by
+  // autovacuum minutes later (its insert threshold), in the middle of the first term's rounds.
+  await client.query('vacuum (analyze) chunk');
+  await client.query('vacuum (analyze) document');
   return projectIds;
 }
 
@@ -251,5 +253,5 @@ export async function loadLegacyChunks(client: pg.Client): Promise<void> {
   await client.query(`set maintenance_work_mem = '1GB'`);
   await client.query('create index legacy_chunk_search_vector_gin on legacy_chunk using gin (search_vector)');
   await client.query('create index legacy_chunk_project_id on legacy_chunk (project_id)');
-  await client.query('analyze legacy_chunk');
+  await client.query('vacuum (analyze) legacy_chunk');
 }
