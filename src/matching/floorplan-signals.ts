@@ -329,12 +329,12 @@ export function planEvidence(
 }
 
 /** Whether the listing's suite is in the plan's unit schedule: a hit decides the match outright. */
-export function inSchedule(facts: ListingFacts, plan: CandidatePlan, planFacts?: PlanFacts): boolean {
-  return (
-    facts.unitKey !== null &&
-    plan.unitNumbers.length > 0 &&
-    (planFacts ?? factsOf(plan)).schedule.has(facts.unitKey)
-  );
+export function inSchedule(
+  facts: ListingFacts,
+  plan: CandidatePlan,
+  planFacts: PlanFacts = factsOf(plan),
+): boolean {
+  return facts.unitKey !== null && plan.unitNumbers.length > 0 && planFacts.schedule.has(facts.unitKey);
 }
 
 /** A reported unit-schedule signal: one per listing, made as a literal (an object spread is slower). */

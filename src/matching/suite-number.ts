@@ -75,8 +75,7 @@ function packedDigits(unitNumber: string): SuiteReading | null {
   }
   const floor = Number(unitNumber.slice(0, n - 2));
   const stack = unitNumber.slice(n - 2);
-  // stackKey of two digits: a leading zero dropped ("04" → "4", "00" → "0").
-  const key = stack.charCodeAt(0) === 48 ? stack[1] : stack;
+  const key = stackKey(stack);
   return { floor, stack, penthouse: false, key, canonical: `${floor}-${key}` };
 }
 
