@@ -3,7 +3,7 @@ import { AppError } from '../errors/catalogue.js';
 import { nativeQuery } from '../db/native.js';
 import { GENERATION_COLUMNS, generationsFor, isLater, noteGenerations } from '../db/generation.js';
 import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
-import { hashSecret, parseSecret, safeEqual, type SecretKind } from './secret.js';
+import { equalDigests, hashSecret, parseSecret, type SecretKind } from './secret.js';
 import { connectorObstacle, isConnectorEligible } from './entitlements.js';
 import { operatorViewer, type CredentialKind, type TeamView, type Viewer } from './viewer.js';
 
@@ -168,7 +168,7 @@ async function touch(em: EntityManager, table: 'api_key' | 'access_token', row: 
 async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, now: Date): Promise<Viewer> {
   if (kind === 'key') {
     const key = await credentialRow<KeyRow>(em, 'key', hash);
-    if (!key || !safeEqual(key.secret_hash, hash)) throw new AppError('CREDENTIAL_INVALID');
+    if (!key || !equalDigests(key.secret_hash, hash)) throw new AppError('CREDENTIAL_INVALID');
     assertUsable(key, now);
     await touch(em, 'api_key', key, now);
     return {
@@ -183,7 +183,7 @@ async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, n
   if (kind === 'mcp' || kind === 'oat') {
     const token = await credentialRow<TokenRow>(em, 'token', hash);
     const expectedKind = kind === 'mcp' ? 'personal' : 'oauth';
-    if (!token || token.kind !== expectedKind || !safeEqual(token.secret_hash, hash)) {
+    if (!token || token.kind !== expectedKind || !equalDigests(token.secret_hash, hash)) {
       throw new AppError('CREDENTIAL_INVALID');
     }
     assertUsable(token, now);
@@ -211,6 +211,15 @@ async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, n
   throw new AppError('CREDENTIAL_INVALID');
 }
 
+/** The configured operator token's digest, hashed once rather than on every request. */
+let admin: { token: string; digest: string } | null = null;
+
+function adminDigest(token: string): string {
+  // Both sides are the configuration's value, never a caller's.
+  if (admin?.token !== token) admin = { token, digest: hashSecret(token) };
+  return admin.digest;
+}
+
 /**
  * Resolves a bearer secret to a Viewer, reading the key or token, its team and plan from the
  * database, or from a copy no older than the request (see `credentials`), so revocation and
@@ -219,12 +228,13 @@ async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, n
 export async function authenticate(em: EntityManager, secret: string, opts: AuthOptions): Promise<Viewer> {
   const now = opts.now ?? new Date();
   let viewer: Viewer;
-  if (opts.adminToken && safeEqual(secret, opts.adminToken)) {
+  const hash = hashSecret(secret);
+  if (opts.adminToken && equalDigests(hash, adminDigest(opts.adminToken))) {
     viewer = operatorViewer();
   } else {
     const kind = parseSecret(secret);
     if (!kind) throw new AppError('CREDENTIAL_INVALID');
-    viewer = await resolveToken(em, kind, hashSecret(secret), now);
+    viewer = await resolveToken(em, kind, hash, now);
   }
   if (!ACCEPTED[opts.transport].includes(viewer.credential.kind)) {
     throw new AppError('CREDENTIAL_INVALID', `This credential cannot be used for the ${opts.transport} API`);

@@ -46,7 +46,7 @@ export function parseSecret(secret: string): SecretKind | null {
   const kind = m[1] as SecretKind;
   const body = m[2];
   const random = body.slice(0, RANDOM_LENGTH);
-  return safeEqual(body.slice(RANDOM_LENGTH), checksum(kind, random)) ? kind : null;
+  return equalDigests(body.slice(RANDOM_LENGTH), checksum(kind, random)) ? kind : null;
 }
 
 // crypto.hash, one call without a Hash object: 3-4 times cheaper than createHash for a secret's few
@@ -58,6 +58,17 @@ export function hashSecret(secret: string): string {
 /** The part of a secret that may be shown again (in listings and logs): kind plus 4 characters. */
 export function displayPrefix(secret: string): string {
   return secret.slice(0, 12);
+}
+
+/**
+ * Constant-time equality of two strings whose length is no secret (SHA-256 hex digests, a secret's
+ * checksum): their bytes are compared directly, without safeEqual's two hashes; a different byte
+ * length answers false at once. A request's credential check makes one hash instead of seven.
+ */
+export function equalDigests(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** Constant-time equality of two strings (compared as SHA-256 digests, so lengths leak nothing). */

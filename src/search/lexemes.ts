@@ -132,3 +132,10 @@ export function searchQueryLiteral(terms: readonly string[]): string | null {
   if (queries.length === 0) return null;
   return queries.map((q) => `(${q})`).join(' | ');
 }
+
+/** The lexemes of a tsquery literal (src/search/lexemes.ts quotes each one: quotes doubled, backslashes escaped). */
+export function lexemesOf(tsquery: string): string[] {
+  return [...tsquery.matchAll(/'((?:[^']|'')*)'/g)].map((m) =>
+    m[1].replaceAll("''", "'").replaceAll('\\\\', '\\'),
+  );
+}

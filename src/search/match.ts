@@ -76,7 +76,7 @@ function firstOccurrence(text: string, term: string): number | undefined {
 }
 
 /** The earliest match of any term; at the same position the longest term wins. */
-export function findFirstMatch(normalizedText: string, terms: string[]): TermMatch | null {
+export function findFirstMatch(normalizedText: string, terms: readonly string[]): TermMatch | null {
   let best: TermMatch | null = null;
   for (const term of terms) {
     if (!isSearchable(term)) continue;

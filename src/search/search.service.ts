@@ -6,16 +6,14 @@ import { scopeSql, type Scope } from '../documents/scope.js';
 import { badInput } from '../errors/catalogue.js';
 import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
 import { validateCategory, validateRange } from '../errors/validate.js';
-import { searchQueryLiteral } from './lexemes.js';
+import { queryWords, termForms, type QueryWords } from './query-forms.js';
 import { keepAnswer, keptAnswer, knownSpellings, learnSpellings } from './search-cache.js';
 import { onConnection } from '../db/native.js';
 import { statementBound } from '../db/pool-watch.js';
 import { GENERATION_COLUMNS, generationsFor, noteGenerations, type GenerationRow } from '../db/generation.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { rawOffsets } from './raw-offsets.js';
-import { searchSpellings, spellingCandidates } from './spellings.js';
-import { surfaceForms } from './surface-forms.js';
-import { expandQuery } from './synonyms.js';
+import { withCompounds } from './spellings.js';
 import type {
   ChunkHitView,
   FindProjectsMentioningView,
@@ -103,7 +101,12 @@ function statement(text: string, values: unknown[], prepared = false): Statement
  * columns>`) that the search's one corpus statement adds to its select list, so that the
  * generations it read come back with its rows.
  */
-type SearchWork<T> = (query: SearchQuery, terms: string[], pool: object, snapshot: string) => Promise<T>;
+type SearchWork<T> = (
+  query: SearchQuery,
+  terms: readonly string[],
+  pool: object,
+  snapshot: string,
+) => Promise<T>;
 
 /** A statement cancelled by its deadline: the caller can act on it (a narrower term or scope). */
 function deadlineError(err: unknown): unknown {
@@ -127,7 +130,7 @@ function deadlineError(err: unknown): unknown {
  */
 async function readSnapshot<T>(
   em: EntityManager,
-  expanded: string[],
+  words: QueryWords,
   key: string,
   work: SearchWork<T>,
 ): Promise<T> {
@@ -136,14 +139,13 @@ async function readSnapshot<T>(
   const kept = keptAnswer(primary, requested, key) as T | undefined;
   if (kept !== undefined) return kept;
   const pool = (await em.getConnection('read').getNativeClient()) as ReadPool;
-  const candidates = spellingCandidates(expanded);
-  const known = knownSpellings(primary, requested.search, candidates);
+  const known = knownSpellings(primary, requested.search, words.candidates);
   if (known && statementBound(pool) === SEARCH_STATEMENT_TIMEOUT_MS) {
-    const terms = searchSpellings(expanded, known);
+    const terms = withCompounds(words.plain, known);
     const answer = await oneStatement(em, primary, pool, key, requested.search, terms, work);
     if (answer) return answer.value;
   }
-  return inTransaction(em, primary, pool, expanded, candidates, key, work);
+  return inTransaction(em, primary, pool, words, key, work);
 }
 
 /**
@@ -158,7 +160,7 @@ async function oneStatement<T>(
   pool: ReadPool,
   key: string,
   vocabularyGeneration: string,
-  terms: string[],
+  terms: readonly string[],
   work: SearchWork<T>,
 ): Promise<{ value: T } | undefined> {
   let snapshot: GenerationRow | undefined;
@@ -194,8 +196,7 @@ async function inTransaction<T>(
   em: EntityManager,
   primary: object,
   pool: ReadPool,
-  expanded: string[],
-  candidates: string[],
+  { plain, candidates }: QueryWords,
   key: string,
   work: SearchWork<T>,
 ): Promise<T> {
@@ -218,7 +219,7 @@ async function inTransaction<T>(
         result = await work(
           async <R>(sql: string, params: unknown[], prepared?: boolean) =>
             (await client.query(statement(sql, params, prepared))).rows as R[],
-          searchSpellings(expanded, known),
+          withCompounds(plain, known),
           pool,
           '',
         );
@@ -338,13 +339,6 @@ function matchesSql(
   return { sql, params, next: params.length + 1, where };
 }
 
-/** The lexemes of a tsquery literal (src/search/lexemes.ts quotes each one: quotes doubled, backslashes escaped). */
-export function lexemesOf(tsquery: string): string[] {
-  return [...tsquery.matchAll(/'((?:[^']|'')*)'/g)].map((m) =>
-    m[1].replaceAll("''", "'").replaceAll('\\\\', '\\'),
-  );
-}
-
 /**
  * The share of chunks below which the words of a project-scoped search count as rare: see
  * projectPath.
@@ -364,7 +358,7 @@ export const RARE_SHARE = 0.01;
  * frequencies and expects 3 chunks for 10,013.
  */
 export function projectPath(
-  lexemes: string[],
+  lexemes: readonly string[],
   frequencies: ReadonlyMap<string, number> | null,
 ): 'index' | 'chunks' {
   if (frequencies === null || lexemes.length === 0) return 'chunks';
@@ -440,7 +434,7 @@ interface Hit {
  * `matched_term`). The pre-filter agrees with it by construction (a property test proves it); a
  * chunk where they disagreed would be left out rather than shown without a match.
  */
-function postFilter(details: HitDetails, terms: string[]): Hit | null {
+function postFilter(details: HitDetails, terms: readonly string[]): Hit | null {
   const found = findFirstMatch(details.search_text, terms);
   return found ? { details, term: found.term, start: found.start, end: found.end } : null;
 }
@@ -496,8 +490,8 @@ export async function searchDocumentText(
     scope.historical,
     limit,
   ]);
-  return readSnapshot(em, expandQuery(q).terms, key, async (query, terms, pool, snapshot) => {
-    const tsquery = searchQueryLiteral(terms);
+  return readSnapshot(em, queryWords(q), key, async (query, terms, pool, snapshot) => {
+    const { tsquery, lexemes, surface } = termForms(terms);
     let counts: Omit<SearchCoverageView, 'preFilterCandidates'>;
     let total = 0;
     const hits: Hit[] = [];
@@ -505,8 +499,7 @@ export async function searchDocumentText(
       counts = await coverage(query, scope, snapshot);
     } else {
       const viaIndex =
-        !!scope.projectId &&
-        projectPath(lexemesOf(tsquery), await lexemeFrequencies(pool, query)) === 'index';
+        !!scope.projectId && projectPath(lexemes, await lexemeFrequencies(pool, query)) === 'index';
       const m = matchesSql(scope, tsquery, viaIndex);
       // One statement: the coverage, the match count (a window over every match before the limit:
       // one pass, exact) and the shown page with its hits' details, in the search's order.
@@ -533,7 +526,7 @@ export async function searchDocumentText(
       data: hits.map(toChunkHit),
       meta: {
         query: q,
-        expandedTerms: surfaceForms(terms),
+        expandedTerms: surface,
         totalChunksMatched: total,
         coverage: { ...counts, preFilterCandidates: total },
       },
@@ -556,8 +549,8 @@ export async function findProjectsMentioning(
   const limit = validateRange('limit', input.limit, PROJECTS_MENTIONING_LIMIT);
   const scope: Scope = { category, historical: access.historical && !!input.includeHistorical };
   const key = JSON.stringify(['find', q, category ?? null, scope.historical, limit]);
-  return readSnapshot(em, expandQuery(q).terms, key, async (query, terms, _pool, snapshot) => {
-    const tsquery = searchQueryLiteral(terms);
+  return readSnapshot(em, queryWords(q), key, async (query, terms, _pool, snapshot) => {
+    const { tsquery, surface } = termForms(terms);
     let counts: Omit<SearchCoverageView, 'preFilterCandidates'>;
     let total = 0;
     let candidates = 0;
@@ -612,7 +605,7 @@ export async function findProjectsMentioning(
       data,
       meta: {
         query: q,
-        expandedTerms: surfaceForms(terms),
+        expandedTerms: surface,
         totalProjects: total,
         coverage: { ...counts, preFilterCandidates: candidates },
       },

@@ -59,7 +59,7 @@ export class ChunkHit implements ChunkHitView {
 export class SearchDocumentTextMeta {
   @Field() query!: string;
   @Field(() => [String], { description: EXPANDED_TERMS_DESCRIPTION })
-  expandedTerms!: string[];
+  expandedTerms!: readonly string[];
   @Field(() => Int, { description: 'Matching chunks before the limit' }) totalChunksMatched!: number;
   @Field(() => SearchCoverage) coverage!: SearchCoverage;
 }
@@ -82,7 +82,7 @@ export class ProjectMatch implements ProjectMatchView {
 @ObjectType('FindProjectsMentioningMeta')
 export class FindProjectsMentioningMeta {
   @Field() query!: string;
-  @Field(() => [String], { description: EXPANDED_TERMS_DESCRIPTION }) expandedTerms!: string[];
+  @Field(() => [String], { description: EXPANDED_TERMS_DESCRIPTION }) expandedTerms!: readonly string[];
   @Field(() => Int, { description: 'Matching projects before the limit' }) totalProjects!: number;
   @Field(() => SearchCoverage) coverage!: SearchCoverage;
 }

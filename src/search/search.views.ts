@@ -32,7 +32,12 @@ export interface ChunkHitView {
 
 export interface SearchDocumentTextView {
   data: ChunkHitView[];
-  meta: { query: string; expandedTerms: string[]; totalChunksMatched: number; coverage: SearchCoverageView };
+  meta: {
+    query: string;
+    expandedTerms: readonly string[];
+    totalChunksMatched: number;
+    coverage: SearchCoverageView;
+  };
 }
 
 export interface ProjectMatchView {
@@ -45,5 +50,10 @@ export interface ProjectMatchView {
 
 export interface FindProjectsMentioningView {
   data: ProjectMatchView[];
-  meta: { query: string; expandedTerms: string[]; totalProjects: number; coverage: SearchCoverageView };
+  meta: {
+    query: string;
+    expandedTerms: readonly string[];
+    totalProjects: number;
+    coverage: SearchCoverageView;
+  };
 }

@@ -5,18 +5,28 @@ import { compoundVariants, vocabularyCandidates } from './compounds.js';
 export const MAX_COMPOUND_VARIANTS = 8;
 
 /**
- * Every spelling a query is searched in, from its synonym variants (`expandQuery`): those,
- * their spellings with abbreviation periods added or dropped (src/search/abbreviations.ts), then
- * their joined and split spellings (src/search/compounds.ts) for the words `known` holds. `known`
- * is what the index's vocabulary says of `spellingCandidates(expanded)`.
+ * The spellings every search of a query searches: its synonym variants (`expandQuery`) and their
+ * spellings with abbreviation periods added or dropped (src/search/abbreviations.ts).
  */
-export function searchSpellings(expanded: readonly string[], known: ReadonlySet<string>): string[] {
-  const terms = [...expanded, ...abbreviationVariants(expanded)];
-  if (known.size === 0) return terms;
-  return [...terms, ...compoundVariants(terms, known).slice(0, MAX_COMPOUND_VARIANTS)];
+export function plainSpellings(expanded: readonly string[]): string[] {
+  return [...expanded, ...abbreviationVariants(expanded)];
+}
+
+/**
+ * `plain` (plainSpellings) and, for the words `known` holds, their joined and split spellings
+ * (src/search/compounds.ts). `known` is what the index's vocabulary says of `spellingCandidates`.
+ */
+export function withCompounds(plain: readonly string[], known: ReadonlySet<string>): readonly string[] {
+  if (known.size === 0) return plain;
+  return [...plain, ...compoundVariants(plain, known).slice(0, MAX_COMPOUND_VARIANTS)];
+}
+
+/** Every spelling a query is searched in, from its synonym variants (`expandQuery`). */
+export function searchSpellings(expanded: readonly string[], known: ReadonlySet<string>): readonly string[] {
+  return withCompounds(plainSpellings(expanded), known);
 }
 
 /** The words to look up in the vocabulary for `searchSpellings`. */
 export function spellingCandidates(expanded: readonly string[]): string[] {
-  return vocabularyCandidates([...expanded, ...abbreviationVariants(expanded)]);
+  return vocabularyCandidates(plainSpellings(expanded));
 }

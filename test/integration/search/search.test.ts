@@ -7,8 +7,8 @@ import {
   createUser,
 } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
-import { searchQueryLiteral } from '../../../src/search/lexemes.js';
-import { forgetLexemeFrequencies, lexemesOf, projectPath } from '../../../src/search/search.service.js';
+import { lexemesOf, searchQueryLiteral } from '../../../src/search/lexemes.js';
+import { forgetLexemeFrequencies, projectPath } from '../../../src/search/search.service.js';
 import { forgetSearchAnswers } from '../../../src/search/search-cache.js';
 import { expandQuery } from '../../../src/search/synonyms.js';
 

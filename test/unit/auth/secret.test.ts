@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { generateSecret, hashSecret, parseSecret, safeEqual } from '../../../src/auth/secret.js';
+import {
+  equalDigests,
+  generateSecret,
+  hashSecret,
+  parseSecret,
+  safeEqual,
+} from '../../../src/auth/secret.js';
 
 /**
  * Stored hashes were written by earlier code (createHash): the one-shot crypto.hash must give the
@@ -23,6 +29,20 @@ describe('secrets', () => {
     );
     expect(safeEqual('é', 'e\u0301')).toBe(false);
     expect(safeEqual('', '')).toBe(true);
+  });
+
+  it('compares digests and checksums byte for byte, equal only when the text is', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }), (a, b) => {
+        expect(equalDigests(a, a)).toBe(true);
+        expect(equalDigests(a, b)).toBe(a === b);
+        expect(equalDigests(hashSecret(a), hashSecret(b))).toBe(a === b);
+      }),
+    );
+    // Same length in UTF-16, different in UTF-8: compared as bytes, never as a prefix.
+    expect(equalDigests('é', 'ab')).toBe(false);
+    expect(equalDigests('abc', 'ab')).toBe(false);
+    expect(equalDigests('', '')).toBe(true);
   });
 
   it('accepts a generated secret and refuses one with a character changed', () => {

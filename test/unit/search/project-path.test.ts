@@ -1,5 +1,5 @@
-import { lexemesOf, projectPath } from '../../../src/search/search.service.js';
-import { searchQueryLiteral } from '../../../src/search/lexemes.js';
+import { projectPath } from '../../../src/search/search.service.js';
+import { lexemesOf, searchQueryLiteral } from '../../../src/search/lexemes.js';
 import { expandQuery } from '../../../src/search/synonyms.js';
 
 const tsquery = (q: string) => searchQueryLiteral(expandQuery(q).terms)!;
