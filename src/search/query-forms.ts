@@ -15,18 +15,34 @@ import { vocabularyCandidates } from './compounds.js';
  * every search that asks the same words.
  */
 
-/** Distinct queries (and distinct spelling sets) kept; past that the oldest is worked out again. */
-const MAX_KEPT = 1000;
+/**
+ * Each cache keeps at most 1,000 entries and 1,000,000 characters of keys and values together,
+ * dropping the oldest first. A common query weighs a few hundred characters; the heaviest a
+ * 200-character query can make (many synonym-bearing words: 128 spellings) about 100,000, so
+ * unique hostile queries hold at most a few MB here, whatever they are.
+ */
+const MAX_ENTRIES = 1000;
+const MAX_CHARACTERS = 1_000_000;
+
+const characters = (texts: readonly string[]) => texts.reduce((sum, text) => sum + text.length, 0);
 
 class Kept<V> {
-  private readonly entries = new Map<string, V>();
+  private readonly entries = new Map<string, { value: V; weight: number }>();
+  private weight = 0;
+
+  constructor(private readonly weigh: (value: V) => number) {}
 
   get(key: string, make: () => V): V {
-    let value = this.entries.get(key);
-    if (value === undefined) {
-      value = make();
-      this.entries.set(key, value);
-      if (this.entries.size > MAX_KEPT) this.entries.delete(this.entries.keys().next().value!);
+    const kept = this.entries.get(key);
+    if (kept) return kept.value;
+    const value = make();
+    const weight = key.length + this.weigh(value);
+    this.entries.set(key, { value, weight });
+    this.weight += weight;
+    for (const [oldest, entry] of this.entries) {
+      if (this.entries.size <= MAX_ENTRIES && this.weight <= MAX_CHARACTERS) break;
+      this.entries.delete(oldest);
+      this.weight -= entry.weight;
     }
     return value;
   }
@@ -51,8 +67,10 @@ export interface TermForms {
   readonly surface: readonly string[];
 }
 
-const words = new Kept<QueryWords>();
-const forms = new Kept<TermForms>();
+const words = new Kept<QueryWords>((w) => characters(w.plain) + characters(w.candidates));
+const forms = new Kept<TermForms>(
+  (f) => (f.tsquery?.length ?? 0) + characters(f.lexemes) + characters(f.surface),
+);
 
 /** A validated query's searched words. */
 export function queryWords(query: string): QueryWords {

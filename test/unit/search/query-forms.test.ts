@@ -55,4 +55,23 @@ describe('queryWords and termForms (kept per distinct query)', () => {
     expect(again).not.toBe(first);
     expect(again).toEqual(first);
   });
+
+  it('holds a bounded number of characters: heavy unique queries push the oldest out long before 1,000', () => {
+    // About 190 characters of synonym-bearing words: 128 spellings, ~25,000 characters of words and
+    // ~90,000 of forms each.
+    const words =
+      'fridge refrigerator countertops washer dryer stove range oven dishwasher microwave sq ft st. ave. condo townhouse balcony den ensuite';
+    const heavy = (i: number) => `${words} ${i}`;
+    const first = queryWords(heavy(0));
+    const firstForms = termForms(first.plain);
+    expect(first.plain.length).toBeGreaterThan(100);
+    for (let i = 1; i <= 60; i++) termForms(queryWords(heavy(i)).plain);
+    const again = queryWords(heavy(0));
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    expect(termForms(again.plain)).not.toBe(firstForms);
+    // A light query asked after them is kept.
+    const light = queryWords('wine fridge');
+    expect(queryWords('wine fridge')).toBe(light);
+  });
 });
