@@ -54,7 +54,7 @@ export interface QueryWords {
    * their abbreviation spellings; what every search of the query searches, besides compounds.
    */
   readonly plain: readonly string[];
-  /** The words to look up in the index's vocabulary for compound spellings (`spellingCandidates`). */
+  /** `vocabularyCandidates(plain)`: the words to look up in the index's vocabulary for compound spellings. */
   readonly candidates: readonly string[];
 }
 

@@ -1,5 +1,5 @@
 import { abbreviationVariants } from './abbreviations.js';
-import { compoundVariants, vocabularyCandidates } from './compounds.js';
+import { compoundVariants } from './compounds.js';
 
 /** Compound spellings searched besides the synonym variants (`underground` as `under ground`). */
 export const MAX_COMPOUND_VARIANTS = 8;
@@ -14,19 +14,10 @@ export function plainSpellings(expanded: readonly string[]): string[] {
 
 /**
  * `plain` (plainSpellings) and, for the words `known` holds, their joined and split spellings
- * (src/search/compounds.ts). `known` is what the index's vocabulary says of `spellingCandidates`.
+ * (src/search/compounds.ts). `known` is what the index's vocabulary says of
+ * `vocabularyCandidates(plain)` (src/search/query-forms.ts keeps both per query).
  */
 export function withCompounds(plain: readonly string[], known: ReadonlySet<string>): readonly string[] {
   if (known.size === 0) return plain;
   return [...plain, ...compoundVariants(plain, known).slice(0, MAX_COMPOUND_VARIANTS)];
-}
-
-/** Every spelling a query is searched in, from its synonym variants (`expandQuery`). */
-export function searchSpellings(expanded: readonly string[], known: ReadonlySet<string>): readonly string[] {
-  return withCompounds(plainSpellings(expanded), known);
-}
-
-/** The words to look up in the vocabulary for `searchSpellings`. */
-export function spellingCandidates(expanded: readonly string[]): string[] {
-  return vocabularyCandidates(plainSpellings(expanded));
 }

@@ -20,10 +20,10 @@ import {
   type ExtractionResult,
 } from '../../../src/ingestion/extract.js';
 import { normalizeText } from '../../../src/search/normalize.js';
-import { expandQuery } from '../../../src/search/synonyms.js';
 import { findFirstMatch } from '../../../src/search/match.js';
 import { vocabularyOf } from '../../../src/search/compounds.js';
-import { searchSpellings } from '../../../src/search/spellings.js';
+import { queryWords } from '../../../src/search/query-forms.js';
+import { withCompounds } from '../../../src/search/spellings.js';
 import { makePdf } from '../../support/pdf.js';
 import { chunkPages } from '../../../src/search/chunk.js';
 import {
@@ -182,7 +182,7 @@ describe('sandboxed extraction of the corpus', () => {
   const vocabulary = () => new Set(vocabularyOf(readable().flatMap((d) => normalizedPages(d.file))));
   /** The terms the search runs for `query` against this corpus (synonyms, abbreviations, compounds). */
   const termsOf = (query: string, known: ReadonlySet<string>) =>
-    searchSpellings(expandQuery(query).terms, known);
+    withCompounds(queryWords(query).plain, known);
 
   it('finds every mention by each of its concept queries through the search post-filter', () => {
     const known = vocabulary();

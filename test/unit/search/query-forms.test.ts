@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { lexemesOf, searchQueryLiteral } from '../../../src/search/lexemes.js';
 import { queryWords, termForms } from '../../../src/search/query-forms.js';
-import { plainSpellings, spellingCandidates } from '../../../src/search/spellings.js';
+import { vocabularyCandidates } from '../../../src/search/compounds.js';
+import { plainSpellings } from '../../../src/search/spellings.js';
 import { surfaceForms } from '../../../src/search/surface-forms.js';
 import { expandQuery } from '../../../src/search/synonyms.js';
 
@@ -22,7 +23,7 @@ describe('queryWords and termForms (kept per distinct query)', () => {
       const expanded = expandQuery(q).terms;
       const words = queryWords(q);
       expect([...words.plain]).toEqual(plainSpellings(expanded));
-      expect([...words.candidates]).toEqual(spellingCandidates(expanded));
+      expect([...words.candidates]).toEqual(vocabularyCandidates(plainSpellings(expanded)));
       const forms = termForms(words.plain);
       const tsquery = searchQueryLiteral(words.plain);
       expect(forms.tsquery).toBe(tsquery);
@@ -58,7 +59,7 @@ describe('queryWords and termForms (kept per distinct query)', () => {
 
   it('holds a bounded number of characters: heavy unique queries push the oldest out long before 1,000', () => {
     // About 190 characters of synonym-bearing words: 128 spellings, ~25,000 characters of words and
-    // ~90,000 of forms each.
+    // ~100,000 of forms each.
     const words =
       'fridge refrigerator countertops washer dryer stove range oven dishwasher microwave sq ft st. ave. condo townhouse balcony den ensuite';
     const heavy = (i: number) => `${words} ${i}`;
