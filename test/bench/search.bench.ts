@@ -12,7 +12,7 @@ import { tokenForm } from '../../src/search/normalize.js';
 import { expandQuery } from '../../src/search/synonyms.js';
 import { runWithWorkSignal } from '../../src/db/pool-watch.js';
 import { ensureSearchIndex, SearchIndexError, type SearchIndexKind } from '../../src/db/search-index.js';
-import { latency, prng, ratio, type Latency } from './stats.js';
+import { latency, medianRound, prng, ratio, type Latency } from './stats.js';
 import { layoutFor, loadLegacyChunks, loadSyntheticChunks, PLANTED } from './synthetic-chunks.js';
 
 /**
@@ -42,7 +42,10 @@ export interface SearchFigure {
   /** The same calls asked again with the corpus unchanged: answered from the cache. */
   cached: Latency;
   raw: Latency;
+  /** The median round's (by p95 ratio): service, cached and raw are that round's. */
   p95Ratio: number;
+  /** Every round's p95 ratio, in order (SEARCH_ROUNDS for project-scoped figures, one for global). */
+  roundP95Ratios: number[];
 }
 
 export interface SearchBenchResult {
@@ -54,6 +57,14 @@ export interface SearchBenchResult {
 }
 
 const ABOVE_FIVE_PERCENT = 'kitchen';
+
+/**
+ * Rounds of a project-scoped figure. A p95 of 200 sub-millisecond calls moves with the machine: the
+ * rarest term's ratio was ×1.31 and ×1.79 in two runs of the same code on one machine (2026-11-27),
+ * its answer-cache hit, which runs no search at all, at a p95 of 2.4-2.8 ms against 0.7-1.9 for the
+ * other terms in the same runs.
+ */
+const SEARCH_ROUNDS = 3;
 
 /** The pre-filter before it was exact: one `phraseto_tsquery` per distinct token form, OR-ed. */
 function legacyTsquerySql(terms: string[], firstParam: number): { sql: string; params: string[] } {
@@ -163,62 +174,87 @@ export async function runSearchBench(opts: {
     plan: { tool: SearchFigure['tool']; scope: SearchFigure['scope']; n: number },
   ): Promise<SearchFigure> {
     const heavy = term.query === ABOVE_FIVE_PERCENT;
-    const inputs = Array.from({ length: plan.n }, () => (plan.scope === 'project' ? randomProject() : null));
     const toolName = plan.tool === 'searchDocumentText' ? 'search-document-text' : 'find-projects-mentioning';
     const argsFor = (projectId: number | null) => ({
       query: term.query,
       ...(projectId ? { project_id: projectId } : {}),
     });
-    let matched = 0;
-    let timedOut = 0;
-    let exact = true;
-    const serviceSamples: number[] = [];
-    const rawSamples: number[] = [];
-    // Warm-up. Global: one call for the term found in most chunks (at 1M chunks each call reads most
-    // of the table), else three. Project-scoped calls are cheap, and each measured call goes to its
-    // own project, so every one of them is warmed: the service goes first for each project, and
-    // the raw search after it used to read pages the service had just brought into shared buffers
-    // (one cold project made a p95 of 20 calls 14-24 ms against a p50 of 3-4).
-    const warm = plan.scope === 'project' ? inputs : inputs.slice(0, heavy ? 1 : Math.min(3, inputs.length));
-    for (const projectId of warm) {
-      await service(toolName, argsFor(projectId));
-      await rawSearch(pool, term.query, projectId);
-    }
-    const cachedSamples: number[] = [];
-    for (const projectId of inputs) {
-      forgetSearchAnswers();
-      let t0 = performance.now();
-      const count = await service(toolName, argsFor(projectId));
-      serviceSamples.push(performance.now() - t0);
-      t0 = performance.now();
-      await service(toolName, argsFor(projectId));
-      cachedSamples.push(performance.now() - t0);
-      t0 = performance.now();
-      const baseline = await rawSearch(pool, term.query, projectId);
-      rawSamples.push(performance.now() - t0);
-      if (count === null) {
-        timedOut++;
-        exact = false;
-        continue;
+
+    /** One round: `plan.n` calls, each project drawn afresh. */
+    async function round() {
+      const inputs = Array.from({ length: plan.n }, () =>
+        plan.scope === 'project' ? randomProject() : null,
+      );
+      let matched = 0;
+      let timedOut = 0;
+      let exact = true;
+      const serviceSamples: number[] = [];
+      const rawSamples: number[] = [];
+      // Warm-up. Global: one call for the term found in most chunks (at 1M chunks each call reads most
+      // of the table), else three. Project-scoped calls are cheap, and each measured call goes to its
+      // own project, so every one of them is warmed: the service goes first for each project, and
+      // the raw search after it used to read pages the service had just brought into shared buffers
+      // (one cold project made a p95 of 20 calls 14-24 ms against a p50 of 3-4).
+      const warm =
+        plan.scope === 'project' ? inputs : inputs.slice(0, heavy ? 1 : Math.min(3, inputs.length));
+      for (const projectId of warm) {
+        await service(toolName, argsFor(projectId));
+        await rawSearch(pool, term.query, projectId);
       }
-      matched += count;
-      exact &&= count === (plan.tool === 'searchDocumentText' ? baseline.chunks : baseline.projects);
+      const cachedSamples: number[] = [];
+      for (const projectId of inputs) {
+        forgetSearchAnswers();
+        let t0 = performance.now();
+        const count = await service(toolName, argsFor(projectId));
+        serviceSamples.push(performance.now() - t0);
+        t0 = performance.now();
+        await service(toolName, argsFor(projectId));
+        cachedSamples.push(performance.now() - t0);
+        t0 = performance.now();
+        const baseline = await rawSearch(pool, term.query, projectId);
+        rawSamples.push(performance.now() - t0);
+        if (count === null) {
+          timedOut++;
+          exact = false;
+          continue;
+        }
+        matched += count;
+        exact &&= count === (plan.tool === 'searchDocumentText' ? baseline.chunks : baseline.projects);
+      }
+      const s = latency(serviceSamples);
+      const raw = latency(rawSamples);
+      return {
+        calls: inputs.length,
+        matched,
+        exact,
+        timedOut,
+        service: s,
+        cached: latency(cachedSamples),
+        raw,
+        p95Ratio: ratio(s.p95, raw.p95),
+      };
     }
-    const s = latency(serviceSamples);
-    const raw = latency(rawSamples);
+
+    // Project-scoped calls take a few ms, so their figure is the median of SEARCH_ROUNDS rounds, as
+    // the REST and MCP figures are (each round's ratio is reported); global ones are one round.
+    const rounds = [];
+    for (let i = 0; i < (plan.scope === 'project' ? SEARCH_ROUNDS : 1); i++) rounds.push(await round());
+    const median = medianRound(rounds, (r) => r.p95Ratio);
+    const calls = rounds.reduce((n, r) => n + r.calls, 0);
     return {
       index,
       tool: plan.tool,
       scope: plan.scope,
       query: term.query,
       share: term.share,
-      matched: Math.round(matched / inputs.length),
-      exact,
-      timedOut,
-      service: s,
-      cached: latency(cachedSamples),
-      raw,
-      p95Ratio: ratio(s.p95, raw.p95),
+      matched: Math.round(rounds.reduce((n, r) => n + r.matched, 0) / calls),
+      exact: rounds.every((r) => r.exact),
+      timedOut: rounds.reduce((n, r) => n + r.timedOut, 0),
+      service: median.service,
+      cached: median.cached,
+      raw: median.raw,
+      p95Ratio: median.p95Ratio,
+      roundP95Ratios: rounds.map((r) => r.p95Ratio),
     };
   }
 
@@ -252,7 +288,7 @@ export async function runSearchBench(opts: {
           figures.push(figure);
           const { service: s, raw } = figure;
           opts.log(
-            `  search: [${index}] ${plan.tool} ${plan.scope} "${term.query}" p50 ${s.p50} ms p95 ${s.p95} ms (today's path raw p95 ${raw.p95} ms, ×${figure.p95Ratio}; answer kept: p95 ${figure.cached.p95} ms), ${figure.timedOut ? `${figure.timedOut} TIMED OUT` : figure.exact ? 'same counts' : 'COUNTS DIFFER'}`,
+            `  search: [${index}] ${plan.tool} ${plan.scope} "${term.query}" p50 ${s.p50} ms p95 ${s.p95} ms (today's path raw p95 ${raw.p95} ms, ×${figure.p95Ratio}, rounds ${figure.roundP95Ratios.join(' ')}; answer kept: p95 ${figure.cached.p95} ms), ${figure.timedOut ? `${figure.timedOut} TIMED OUT` : figure.exact ? 'same counts' : 'COUNTS DIFFER'}`,
           );
         }
       }
