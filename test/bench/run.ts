@@ -259,6 +259,8 @@ async function sections(report: Report): Promise<void> {
         log(`  rest: ${JSON.stringify(report.rest)}`);
       }
       if (only.has('memory')) {
+        // What the memory section measures is the server's: the bench's own per-request timings stop.
+        timings.stop();
         const fusion = await fusionRequests(app, pro.apiKey!);
         report.memory = await memoryBench(baseUrl, [
           fusion.match,
