@@ -103,7 +103,7 @@ export class ServerTimings {
    */
   stop(): void {
     this.recording = false;
-    this.samples.clear();
+    this.reset();
   }
 
   of(route: string): Latency {
