@@ -41,6 +41,12 @@ export interface SearchFigure {
   service: Latency;
   /** The same calls asked again with the corpus unchanged: answered from the cache. */
   cached: Latency;
+  /**
+   * The one context alone (credential → team → plan → scopes → rate limit, with the generation
+   * read that vouches for the cached credential), one at a time between the calls: a round trip
+   * every call makes before its search and the raw search does not.
+   */
+  context: Latency;
   raw: Latency;
   /** The median round's (by p95 ratio): service, cached and raw are that round's. */
   p95Ratio: number;
@@ -140,8 +146,9 @@ export async function runSearchBench(opts: {
   function service(toolName: string, args: Record<string, unknown>): Promise<number | null> {
     return asRequest(() => serviceCall(toolName, args));
   }
-  async function serviceCall(toolName: string, args: Record<string, unknown>): Promise<number | null> {
-    const ctx = await createContext(
+  /** The one context alone, as every call builds it before its operation runs. */
+  function context() {
+    return createContext(
       {
         transport: 'mcp',
         authorization: `Bearer ${opts.token}`,
@@ -151,6 +158,9 @@ export async function runSearchBench(opts: {
       },
       opts.app.deps,
     );
+  }
+  async function serviceCall(toolName: string, args: Record<string, unknown>): Promise<number | null> {
+    const ctx = await context();
     try {
       const data = await runOperation<{
         result: { meta: { total_chunks_matched?: number; total_projects?: number } };
@@ -202,6 +212,7 @@ export async function runSearchBench(opts: {
         await rawSearch(pool, term.query, projectId);
       }
       const cachedSamples: number[] = [];
+      const contextSamples: number[] = [];
       for (const projectId of inputs) {
         forgetSearchAnswers();
         let t0 = performance.now();
@@ -213,6 +224,9 @@ export async function runSearchBench(opts: {
         t0 = performance.now();
         const baseline = await rawSearch(pool, term.query, projectId);
         rawSamples.push(performance.now() - t0);
+        t0 = performance.now();
+        await asRequest(context);
+        contextSamples.push(performance.now() - t0);
         if (count === null) {
           timedOut++;
           exact = false;
@@ -230,6 +244,7 @@ export async function runSearchBench(opts: {
         timedOut,
         service: s,
         cached: latency(cachedSamples),
+        context: latency(contextSamples),
         raw,
         p95Ratio: ratio(s.p95, raw.p95),
       };
@@ -252,6 +267,7 @@ export async function runSearchBench(opts: {
       timedOut: rounds.reduce((n, r) => n + r.timedOut, 0),
       service: median.service,
       cached: median.cached,
+      context: median.context,
       raw: median.raw,
       p95Ratio: median.p95Ratio,
       roundP95Ratios: rounds.map((r) => r.p95Ratio),
