@@ -38,7 +38,7 @@ function ajvMessage(validate: ValidateFunction): string {
  * `structuredContent`, so that JSON is written once and the result is not serialized a second time
  * (the body is byte for byte what `JSON.stringify(response)` gives).
  */
-function successBody(response: { id?: unknown; result?: unknown; error?: unknown }): string | null {
+export function successBody(response: { id?: unknown; result?: unknown; error?: unknown }): string | null {
   const result = response.result as ToolResult | undefined;
   if (response.error || !result || result.isError || result.structuredContent === undefined) return null;
   if (result.content.length !== 1 || Object.keys(result).length !== 2) return null;
