@@ -33,7 +33,7 @@ export interface LoadRequest {
 export async function autocannon(
   baseUrl: string,
   request: LoadRequest,
-  opts: { connections: number; seconds: number },
+  opts: { connections: number; seconds: number; overallRate?: number },
 ): Promise<LoadFigure> {
   const dir = mkdtempSync(join(tmpdir(), 'pds-bench-http-'));
   try {
@@ -47,6 +47,9 @@ export async function autocannon(
       '-m',
       request.method,
     ];
+    // At most this many requests a second from all connections together (-R): a rate another
+    // figure reached, so that per-request costs are compared at the same rate.
+    if (opts.overallRate !== undefined) args.push('-R', String(Math.max(1, Math.round(opts.overallRate))));
     for (const [k, v] of Object.entries(request.headers ?? {})) args.push('-H', `${k}=${v}`);
     if (request.body !== undefined) {
       const file = join(dir, 'body.json');
