@@ -481,30 +481,26 @@ async function mcpBench(
     });
   }
   const { facade, serverSide, inProcess, p95Ratio } = medianRound(rounds, (r) => r.p95Ratio);
-  log('  mcp: bare route');
-  timings.reset();
-  const bareCpu = cpuSince();
-  const bare = await autocannon(
-    baseUrl,
-    { path: '/bench/bare', method: 'POST', headers, body },
-    { connections, seconds },
-  );
-  const bareMs = perRequest(bareCpu(), timings.of('/bench/bare').n);
-  log("  mcp: bare route at the facade's rate");
-  timings.reset();
-  const pacedCpu = cpuSince();
-  const paced = await autocannon(
-    baseUrl,
-    { path: '/bench/bare', method: 'POST', headers, body },
-    { connections, seconds, overallRate: facade.perSecond },
-  );
-  const pacedMs = perRequest(pacedCpu(), timings.of('/bench/bare').n);
+  /** The bare route with the facade's answer, at its own rate or held to `overallRate`, and its CPU a request. */
+  async function loadBare(label: string, overallRate?: number) {
+    log(`  mcp: ${label}`);
+    timings.reset();
+    const cpu = cpuSince();
+    const figure = await autocannon(
+      baseUrl,
+      { path: '/bench/bare', method: 'POST', headers, body },
+      { connections, seconds, overallRate },
+    );
+    return { figure, cpu: perRequest(cpu(), timings.of('/bench/bare').n) };
+  }
+  const bare = await loadBare('bare route');
+  const paced = await loadBare("bare route at the facade's rate", facade.perSecond);
   const inLatency = latency(inProcess.latencies);
   return {
     connections,
     facade,
     inProcess: { perSecond: inProcess.perSecond, ...inLatency },
-    bare,
+    bare: bare.figure,
     serverSide,
     // The facade's client-side "p95" is autocannon's p97.5: compared with the in-process p97.5.
     p95Ratio,
@@ -515,8 +511,8 @@ async function mcpBench(
       baseline: rounds.map((r) => r.cpu.baseline),
     },
     floor: {
-      bare: bareMs,
-      bareAtFacadeRate: { perSecond: paced.perSecond, cpu: pacedMs },
+      bare: bare.cpu,
+      bareAtFacadeRate: { perSecond: paced.figure.perSecond, cpu: paced.cpu },
       answerJsonMs: answerJsonMs(probeText),
       operation: medianRound(
         rounds.map((r) => r.cpu.baseline),
