@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { round } from './stats.js';
@@ -23,7 +23,7 @@ export interface RoundTrip {
 const ECHO = 'round-trip-echo';
 const BATCHES = 5;
 
-/** The other process: echoes every byte it reads on one loopback TCP connection, and reports its CPU. */
+/** The other process: echoes every byte it reads on one loopback TCP connection, and tells its CPU. */
 function echo(): void {
   let since = process.cpuUsage();
   const server = createServer((socket) => {
@@ -34,6 +34,7 @@ function echo(): void {
     const address = server.address();
     process.send!({ port: typeof address === 'object' && address ? address.port : 0 });
   });
+  // 'start' begins a batch; 'stop' answers with the CPU this process spent since.
   process.on('message', (message: 'start' | 'stop') => {
     if (message === 'start') {
       since = process.cpuUsage();
@@ -41,14 +42,21 @@ function echo(): void {
       return;
     }
     const { user, system } = process.cpuUsage(since);
-    process.send!({ cpuUs: user + system }, () => process.exit(0));
+    process.send!({ cpuUs: user + system });
   });
 }
 
-function nextMessage<T>(child: ReturnType<typeof fork>): Promise<T> {
+function nextMessage<T>(child: ChildProcess): Promise<T> {
   return new Promise((resolve, reject) => {
-    child.once('message', (message) => resolve(message as T));
-    child.once('error', reject);
+    const onMessage = (message: unknown) => {
+      child.off('error', onError);
+      resolve(message as T);
+    };
+    const onError = (err: Error) => {
+      child.off('message', onMessage);
+      reject(err);
+    };
+    child.once('message', onMessage).once('error', onError);
   });
 }
 
@@ -64,36 +72,38 @@ async function pingPong(socket: Socket, count: number): Promise<void> {
 
 /**
  * `count` round trips of one byte each way between this process and a child over loopback TCP
- * (Nagle off), one at a time, in five batches; the figures are the median batch's. What Node adds
- * to the kernel's share (an event-loop turn and a callback on each side) is in it, as it is in every
- * request the bench times.
+ * (Nagle off), one at a time, in five batches on one connection after a warm-up; the figures are
+ * the median batch's. What Node adds to the kernel's share (an event-loop turn and a callback on
+ * each side) is in it, as it is in every request the bench times.
  */
 export async function measureRoundTrip(count = 20_000): Promise<RoundTrip> {
-  const batches: { wallUs: number; cpuUs: number }[] = [];
-  for (let b = 0; b < BATCHES; b++) {
-    const child = fork(new URL(import.meta.url), [ECHO], { stdio: 'inherit', execArgv: [] });
-    try {
-      const { port } = await nextMessage<{ port: number }>(child);
-      const socket = createConnection({ port, host: '127.0.0.1', noDelay: true });
-      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-      await pingPong(socket, Math.min(2_000, count));
+  const child = fork(new URL(import.meta.url), [ECHO], { stdio: 'inherit', execArgv: [] });
+  let socket: Socket | undefined;
+  try {
+    const { port } = await nextMessage<{ port: number }>(child);
+    const connected = createConnection({ port, host: '127.0.0.1', noDelay: true });
+    socket = connected;
+    await new Promise<void>((resolve, reject) => connected.once('connect', resolve).once('error', reject));
+    await pingPong(connected, Math.min(2_000, count));
+    const batches: { wallUs: number; cpuUs: number }[] = [];
+    for (let b = 0; b < BATCHES; b++) {
       child.send('start');
       await nextMessage(child);
       const cpu = process.cpuUsage();
       const started = performance.now();
-      await pingPong(socket, count);
+      await pingPong(connected, count);
       const wall = performance.now() - started;
       const own = process.cpuUsage(cpu);
       child.send('stop');
       const { cpuUs } = await nextMessage<{ cpuUs: number }>(child);
-      socket.destroy();
       batches.push({ wallUs: (wall * 1000) / count, cpuUs: (own.user + own.system + cpuUs) / count });
-    } finally {
-      child.kill();
     }
+    const median = [...batches].sort((a, b) => a.wallUs - b.wallUs)[Math.floor(BATCHES / 2)];
+    return { count, wallUs: round(median.wallUs, 1), cpuUs: round(median.cpuUs, 1) };
+  } finally {
+    socket?.destroy();
+    child.kill();
   }
-  const median = [...batches].sort((a, b) => a.wallUs - b.wallUs)[Math.floor(BATCHES / 2)];
-  return { count, wallUs: round(median.wallUs, 1), cpuUs: round(median.cpuUs, 1) };
 }
 
 if (process.argv[2] === ECHO && process.send) echo();

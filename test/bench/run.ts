@@ -7,7 +7,6 @@ import { runOperation } from '../../facades/operation.js';
 import { createApp, type App } from '../../src/app.js';
 import { RATE_POLICIES, type RatePolicyName } from '../../src/auth/rate-limit.js';
 import { loadConfig } from '../../src/config.js';
-import { createContext } from '../../src/context/context.js';
 import { createApiKey } from '../../src/credentials/credentials.service.js';
 import { seedDemo } from '../../src/demo/seed.js';
 import { configureSearchCache } from '../../src/search/search-cache.js';
@@ -16,7 +15,7 @@ import { autocannon, bareRoute, ServerTimings, type LoadFigure, type LoadRequest
 import { runFloodBench, type FloodFigure } from './flood.bench.js';
 import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
 import type { RunCpu } from './workers.bench.js';
-import { asRequest, runSearchBench, type SearchBenchResult } from './search.bench.js';
+import { asRequest, mcpContext, runSearchBench, type SearchBenchResult } from './search.bench.js';
 import type { SearchIndexKind } from '../../src/db/search-index.js';
 import {
   closedLoop,
@@ -434,17 +433,7 @@ async function mcpBench(
     closedLoop(
       () =>
         asRequest(async () => {
-          const ctx = await createContext(
-            {
-              transport: 'mcp',
-              authorization: `Bearer ${token}`,
-              ip: '127.0.0.1',
-              requestId: 'bench',
-              ratePolicy: 'mcp',
-            },
-            app.deps,
-          );
-          await runOperation(tool.operation, args, ctx);
+          await runOperation(tool.operation, args, await mcpContext(app, token));
         }),
       connections,
       seconds * 1000,

@@ -23,6 +23,20 @@ export function asRequest<T>(fn: () => Promise<T>): Promise<T> {
   return runWithWorkSignal(new AbortController().signal, fn);
 }
 
+/** The one context an MCP call with `token` builds before its operation runs, built in process. */
+export function mcpContext(app: App, token: string) {
+  return createContext(
+    {
+      transport: 'mcp',
+      authorization: `Bearer ${token}`,
+      ip: '127.0.0.1',
+      requestId: 'bench',
+      ratePolicy: 'mcp',
+    },
+    app.deps,
+  );
+}
+
 export interface SearchFigure {
   /** The index that answered (SEARCH_INDEX): both paths run in one bench when the server has RUM. */
   index: SearchIndexKind;
@@ -147,18 +161,7 @@ export async function runSearchBench(opts: {
     return asRequest(() => serviceCall(toolName, args));
   }
   /** The one context alone, as every call builds it before its operation runs. */
-  function context() {
-    return createContext(
-      {
-        transport: 'mcp',
-        authorization: `Bearer ${opts.token}`,
-        ip: '127.0.0.1',
-        requestId: 'bench',
-        ratePolicy: 'mcp',
-      },
-      opts.app.deps,
-    );
-  }
+  const context = () => mcpContext(opts.app, opts.token);
   async function serviceCall(toolName: string, args: Record<string, unknown>): Promise<number | null> {
     const ctx = await context();
     try {
