@@ -171,7 +171,7 @@ interface Report {
      * the load generator reading them), the CPU of writing the answer's JSON as MCP requires it
      * (text and structuredContent), and the operation in process it is added to (the median round's).
      */
-    floor?: {
+    floor: {
       bare: CpuSplit;
       /**
        * The bare route again, held to the facade's throughput (autocannon -R): at the bare route's
@@ -756,7 +756,7 @@ function cpuSentences(
  * follows the machine's CPU a call (the report's CPU lines show both); a facade that added only
  * the bare route's HTTP and the answer's JSON would be this much over the operation in process.
  */
-function floorSentence(f: NonNullable<NonNullable<Report['mcp']>['floor']>): string {
+function floorSentence(f: NonNullable<Report['mcp']>['floor']): string {
   const operation = machineMs(f.operation);
   const bare = machineMs(f.bare);
   const budget = round(operation * (MCP_P95_GOAL - 1), 3);
@@ -848,7 +848,7 @@ function formatReport(r: Report): string {
       ...(m.cpuMsPerRequest
         ? cpuSentences('a call', ['the facade', 'the operation in process'], m.cpuMsPerRequest, false)
         : []),
-      ...(m.floor ? [floorSentence(m.floor)] : []),
+      floorSentence(m.floor),
       '',
     );
   }
