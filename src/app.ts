@@ -25,6 +25,7 @@ import { buildHttpServer } from './http/server.js';
 import { assertAudience } from './oauth/audience.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerUsers, sessionAuth } from './users/users.plugin.js';
+import { registerSettings } from './settings/settings.routes.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from './ingestion/upload.routes.js';
@@ -177,6 +178,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerUsers(server, deps);
   await registerGraphQL(server, schema, deps);
   await registerOAuth(server, deps);
+  await registerSettings(server, deps);
   await registerMcp(server, schema, deps);
   await registerRest(server, schema, deps);
   await registerUploadRoutes(server, deps);
