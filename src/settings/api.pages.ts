@@ -6,6 +6,7 @@ import { html, type SafeHtml } from '../users/html.js';
 import { credentialStatus, type CreatedSecret } from './keys.pages.js';
 import {
   SETTINGS_PATHS,
+  confirmPage,
   formFields,
   formTime,
   secretBox,
@@ -182,35 +183,10 @@ export function apiSettingsPage(
   );
 }
 
-function confirmPage(
-  view: SettingsView,
-  title: string,
-  text: SafeHtml,
-  action: string,
-  button: string,
-  m: Messages,
-): SafeHtml {
-  return settingsPage(
-    view,
-    SETTINGS_PATHS.api,
-    title,
-    [
-      html`<section>
-        <p>${text}</p>
-        <form method="post" action="${action}">
-          ${formFields(view)}
-          <button class="danger" type="submit">${button}</button>
-          <a class="button" href="${teamUrl(SETTINGS_PATHS.api, view.team.id)}">Cancel</a>
-        </form>
-      </section>`,
-    ],
-    m,
-  );
-}
-
 export function revokeTokenPage(view: SettingsView, token: AccessTokenView, m: Messages = {}): SafeHtml {
   return confirmPage(
     view,
+    SETTINGS_PATHS.api,
     `Revoke token ${token.name}?`,
     html`AI clients using <strong>${token.name}</strong> (<code>${token.prefix}</code>) are refused from their
       next request. This cannot be undone.`,
@@ -223,6 +199,7 @@ export function revokeTokenPage(view: SettingsView, token: AccessTokenView, m: M
 export function disconnectPage(view: SettingsView, client: ConnectedClientView, m: Messages = {}): SafeHtml {
   return confirmPage(
     view,
+    SETTINGS_PATHS.api,
     `Disconnect ${client.clientName}?`,
     html`<strong>${client.clientName}</strong> (connected by ${client.userEmail}, returning to
       <code>${client.redirectHost}</code>) is refused from its next request and must ask to connect again.`,

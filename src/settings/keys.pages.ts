@@ -5,6 +5,7 @@ import { FUSION_SCOPES } from '../entities/enums.js';
 import { html, type SafeHtml } from '../users/html.js';
 import {
   SETTINGS_PATHS,
+  confirmPage,
   formFields,
   formTime,
   secretBox,
@@ -210,23 +211,14 @@ export function rollKeyPage(view: SettingsView, key: ApiKeyView, m: Messages = {
 }
 
 export function revokeKeyPage(view: SettingsView, key: ApiKeyView, m: Messages = {}): SafeHtml {
-  return settingsPage(
+  return confirmPage(
     view,
     SETTINGS_PATHS.apiKeys,
     `Revoke key ${key.name}?`,
-    [
-      html`<section>
-        <p>
-          Programs using <strong>${key.name}</strong> (<code>${key.prefix}</code>) get 401 from their next
-          request. This cannot be undone.
-        </p>
-        <form method="post" action="${SETTINGS_PATHS.apiKeys}/${key.id}/revoke">
-          ${formFields(view)}
-          <button class="danger" type="submit">Revoke key</button>
-          <a class="button" href="${teamUrl(SETTINGS_PATHS.apiKeys, view.team.id)}">Cancel</a>
-        </form>
-      </section>`,
-    ],
+    html`Programs using <strong>${key.name}</strong> (<code>${key.prefix}</code>) get 401 from their next
+      request. This cannot be undone.`,
+    `${SETTINGS_PATHS.apiKeys}/${key.id}/revoke`,
+    'Revoke key',
     m,
   );
 }

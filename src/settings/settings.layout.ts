@@ -174,3 +174,31 @@ export function teamPickerPage(
     { style: STYLE },
   );
 }
+
+/** A page that asks before an action that cannot be undone; Cancel goes back to `active`. */
+export function confirmPage(
+  view: SettingsView,
+  active: string,
+  title: string,
+  text: SafeHtml,
+  action: string,
+  button: string,
+  m: Messages,
+): SafeHtml {
+  return settingsPage(
+    view,
+    active,
+    title,
+    [
+      html`<section>
+        <p>${text}</p>
+        <form method="post" action="${action}">
+          ${formFields(view)}
+          <button class="danger" type="submit">${button}</button>
+          <a class="button" href="${teamUrl(active, view.team.id)}">Cancel</a>
+        </form>
+      </section>`,
+    ],
+    m,
+  );
+}

@@ -1,9 +1,18 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Browser as Chromium, BrowserContext, Page } from 'playwright-core';
 import type { TestApp } from '../../support/app.js';
-import { chromiumMissing, launchChromium, runningInCi } from '../../support/chromium.js';
+import {
+  DESKTOP,
+  PHONE,
+  chromiumMissing,
+  expectStrictPolicy,
+  launchChromium,
+  runningInCi,
+  screenshotWidths,
+  watchedPage,
+  type PageWatch,
+} from '../../support/chromium.js';
 import {
   addMember,
   createAccessToken,
@@ -19,8 +28,6 @@ import { HeadlessClientProvider, startOAuthTestApp } from '../oauth/sdk-client.j
 const missing = chromiumMissing();
 /** `UPDATE_SCREENSHOTS=1 npm test -- test/e2e/settings/chromium` rewrites the pictures in docs/. */
 const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs') : null;
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
 const PASSWORD = 'correct horse battery';
 
 if (missing && runningInCi()) {
@@ -59,34 +66,14 @@ suite(`the team settings pages in Chromium${missing ? ` (skipped: ${missing})` :
 
   let context: BrowserContext;
   let page: Page;
-  /** Content-Security-Policy violations and script errors seen by the page. */
-  let violations: string[];
-  /** Every page of the service the browser loaded, with its status and policy. */
-  let documents: { path: string; status: number; csp: string | undefined }[];
+  /** Policy violations, script errors and every page of the service the browser loaded. */
+  let watch: PageWatch;
 
   beforeEach(async () => {
     context = await chromium.newContext({ viewport: DESKTOP });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-    await context.addInitScript(
-      "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
-    );
-    page = await context.newPage();
-    violations = [];
-    documents = [];
-    page.on('console', (message) => {
-      if (/CSP violation|Content Security Policy/.test(message.text())) violations.push(message.text());
-    });
-    page.on('pageerror', (err) => violations.push(err.message));
-    page.on('response', (res) => {
-      const url = new URL(res.url());
-      if (res.request().isNavigationRequest() && url.origin === base) {
-        documents.push({
-          path: url.pathname,
-          status: res.status(),
-          csp: res.headers()['content-security-policy'],
-        });
-      }
-    });
+    watch = await watchedPage(context, base);
+    page = watch.page;
   });
   afterEach(async () => {
     await context.close();
@@ -113,7 +100,7 @@ suite(`the team settings pages in Chromium${missing ? ` (skipped: ${missing})` :
     await page.waitForLoadState();
   }
 
-  const lastStatus = () => documents.at(-1)?.status;
+  const lastStatus = () => watch.documents.at(-1)?.status;
   const alertText = () => page.getByRole('alert').first().textContent();
   const shownSecret = async () => (await page.locator('#new-secret').textContent())!.trim();
 
@@ -148,28 +135,10 @@ suite(`the team settings pages in Chromium${missing ? ` (skipped: ${missing})` :
   }
 
   async function screenshot(name: string) {
-    if (!SCREENSHOT_DIR) return;
-    mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    for (const [width, viewport] of [
-      ['phone', PHONE],
-      ['desktop', DESKTOP],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      await page.screenshot({ path: join(SCREENSHOT_DIR, `settings-${name}-${width}.png`), fullPage: true });
-    }
-    await page.setViewportSize(DESKTOP);
+    if (SCREENSHOT_DIR) await screenshotWidths(page, SCREENSHOT_DIR, `settings-${name}`);
   }
 
-  function expectStrictPolicyEverywhere() {
-    const pages = documents.filter((d) => d.status < 300 || d.status >= 400);
-    expect(pages.length).toBeGreaterThan(0);
-    for (const doc of pages) {
-      expect(doc.csp).toMatch(/^default-src 'none';/);
-      expect(doc.csp).not.toMatch(/unsafe-inline'[^;]*;.*script|script-src[^;]*unsafe/);
-      expect(doc.csp).toMatch(/frame-ancestors 'none'/);
-    }
-    expect(violations).toEqual([]);
-  }
+  const expectStrictPolicyEverywhere = () => expectStrictPolicy(watch);
 
   it('an owner on Pro creates a key, copies it, calls Building Link with it, rolls it and revokes it', async () => {
     const team = await createTeam(t, { plan: 'pro', name: 'Harbourfront Realty' });
@@ -479,7 +448,8 @@ suite(`the team settings pages in Chromium${missing ? ` (skipped: ${missing})` :
   it('works without JavaScript apart from copying: the secret is shown and selectable', async () => {
     await context.close();
     context = await chromium.newContext({ viewport: PHONE, javaScriptEnabled: false });
-    page = await context.newPage();
+    watch = await watchedPage(context, base);
+    page = watch.page;
     const team = await createTeam(t, { plan: 'pro' });
     const owner = await person('owner', team);
     await open(`/settings/api-keys?team=${team.id}`, owner.email);
