@@ -26,6 +26,7 @@ import { assertAudience } from './oauth/audience.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerUsers, sessionAuth } from './users/users.plugin.js';
 import { registerSettings } from './settings/settings.routes.js';
+import { UsageCounter } from './usage/usage.counter.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from './ingestion/upload.routes.js';
@@ -149,7 +150,9 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     },
     availability,
     clock: opts.clock ?? (() => new Date()),
+    usage: new UsageCounter(db.orm.em, server.log, config.usageFlushIntervalMs),
   };
+  deps.usage.start();
 
   server.get('/healthz', () => ({ status: 'ok' }));
   // Ready: the database answers. Degraded (still 200: the node serves): the job queue cannot reach
@@ -193,6 +196,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
       if (closed) return;
       closed = true;
       await server.close();
+      await deps.usage.stop();
       await ingestion.stop();
       await limiter.close();
       await db.close();

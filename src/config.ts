@@ -64,6 +64,15 @@ const EnvSchema = z.object({
   OVERLOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
   SEARCHES_IN_FLIGHT_PER_CREDENTIAL: z.coerce.number().int().min(0).max(1000).default(2),
   SEARCH_CACHE_ENTRIES: z.coerce.number().int().min(0).max(100_000).default(500),
+  USAGE_FLUSH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(10_000)
+    .describe(
+      'how often the per-credential request counts kept in memory are written to PostgreSQL; a crash loses at most this much of the counts',
+    ),
   SEARCH_CONCURRENCY: z.coerce
     .number()
     .int()
@@ -158,6 +167,8 @@ export interface AppConfig {
   readonly searchConcurrency: number;
   /** Search answers kept per database pool until the corpus changes (0: none); src/search/search-cache.ts. */
   readonly searchCacheEntries: number;
+  /** How often request counts per key and token are written to PostgreSQL (src/usage/usage.counter.ts). */
+  readonly usageFlushIntervalMs: number;
   /** The chunk search index (SEARCH_INDEX): RUM verifies phrases in the index; GIN rechecks rows. */
   readonly searchIndex: SearchIndexKind;
 }
@@ -260,6 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     searchesInFlightPerCredential: e.SEARCHES_IN_FLIGHT_PER_CREDENTIAL,
     searchConcurrency: e.SEARCH_CONCURRENCY,
     searchCacheEntries: e.SEARCH_CACHE_ENTRIES,
+    usageFlushIntervalMs: e.USAGE_FLUSH_INTERVAL_MS,
     searchIndex: e.SEARCH_INDEX,
     extraction: Object.freeze({
       maxMemoryMb: e.EXTRACT_MEMORY_MB,

@@ -21,6 +21,7 @@ import { FusionResolver } from '../fusion/fusion.resolver.js';
 import type { FloorPlanListing } from '../fusion/fusion.types.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
 import { SearchResolver } from '../search/search.resolver.js';
+import { UsageResolver } from '../usage/usage.resolver.js';
 
 export const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key", "@shareable"])';
@@ -38,6 +39,7 @@ export const RESOLVERS = [
   DocumentResolver,
   CatalogueAdminResolver,
   CredentialsResolver,
+  UsageResolver,
   ProjectResolver,
   BuildingResolver,
   ProjectDocumentsResolver,

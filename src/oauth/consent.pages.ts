@@ -12,7 +12,6 @@ interface ConsentView {
   error?: string;
 }
 
-
 function teamChoice(m: TeamMembership, checked: boolean): SafeHtml {
   const eligible = isConnectorEligible(m.team);
   return html`<div class="team ${eligible ? '' : 'disabled'}">

@@ -17,6 +17,8 @@ import { apiSettingsPage, disconnectPage, revokeTokenPage, type ApiSettings } fr
 import { COPY_SCRIPT } from './copy.script.js';
 import { apiKeysPage, revokeKeyPage, rollKeyPage } from './keys.pages.js';
 import { overviewPage } from './overview.pages.js';
+import { usagePage } from './usage.pages.js';
+import { teamUsage } from '../usage/usage.service.js';
 import {
   checkSettingsPost,
   loadSettings,
@@ -124,6 +126,14 @@ function registerSettingsRoutes(scope: FastifyInstance, deps: AppDeps): void {
     if ('answered' in req) return req.answered;
     requireSettings(req.ctx.viewer, req.view.team.id, 'view');
     return send(reply, 200, overviewPage(req.view, noticeOf(request.query)));
+  });
+
+  scope.get<{ Querystring: Query }>(SETTINGS_PATHS.usage, async (request, reply) => {
+    const req = await load(request, reply, queryText(request.query.team), request.url);
+    if ('answered' in req) return req.answered;
+    requireSettings(req.ctx.viewer, req.view.team.id, 'view');
+    const usage = await teamUsage(req.ctx.em, deps.limiter, req.view.team.id, null, req.view.now);
+    return send(reply, 200, usagePage(req.view, usage, Math.ceil(deps.config.usageFlushIntervalMs / 1000)));
   });
 
   // API keys: list, create, roll, revoke.

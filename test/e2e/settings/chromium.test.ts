@@ -445,6 +445,48 @@ suite(`the team settings pages in Chromium${missing ? ` (skipped: ${missing})` :
     expectStrictPolicyEverywhere();
   });
 
+  it('the usage page shows a call made with a key created in the browser, as GraphQL does', async () => {
+    const team = await createTeam(t, { plan: 'elite', name: 'Usage Realty' });
+    const owner = await person('owner', team);
+    await open(`/settings/api-keys?team=${team.id}`, owner.email);
+    await page.getByLabel('Name').fill('Nightly import');
+    await page.getByRole('checkbox', { name: /building-links/ }).check();
+    await page.getByRole('checkbox', { name: /floorplan-match/ }).check();
+    await submit('Create key');
+    const secret = await shownSecret();
+    for (let i = 0; i < 2; i++) expect(await buildingLink(secret)).toBe(200);
+    // The background write, without waiting for its interval.
+    await t.app.deps.usage.flush();
+
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.waitForLoadState();
+    await expect(page.getByRole('heading', { name: 'Usage', exact: true }).isVisible()).resolves.toBe(true);
+    const row = page.getByRole('row', { name: /Nightly import/ }).first();
+    await expect(row.locator('td[data-label="Today"]').textContent()).resolves.toBe('2');
+    await expect(
+      page.getByRole('img', { name: /Requests per day with all of the team/ }).isVisible(),
+    ).resolves.toBe(true);
+    const windows = page.getByRole('row', { name: /Nightly import building-links/ });
+    await expect(windows.locator('td[data-label="Remaining"]').textContent()).resolves.toBe('118');
+    await screenshot('usage');
+
+    const { teamUsage } = await t.op<{
+      teamUsage: {
+        credentials: { name: string; daily: number[] }[];
+        windows: { scope: string; remaining: number }[];
+      };
+    }>(
+      `query($t: Int!) { teamUsage(teamId: $t) { credentials { name daily } windows { scope remaining } } }`,
+      { t: team.id },
+    );
+    expect(teamUsage.credentials.map((c) => [c.name, c.daily.at(-1)])).toEqual([['Nightly import', 2]]);
+    expect(teamUsage.windows).toEqual([
+      { scope: 'building-links', remaining: 118 },
+      { scope: 'floorplan-match', remaining: 1000 },
+    ]);
+    expectStrictPolicyEverywhere();
+  });
+
   it('works without JavaScript apart from copying: the secret is shown and selectable', async () => {
     await context.close();
     context = await chromium.newContext({ viewport: PHONE, javaScriptEnabled: false });
