@@ -144,9 +144,10 @@ export interface CreatedSecret {
 }
 
 function tryIt(view: SettingsView, secret: string): SafeHtml {
-  return html`<p>
-    Try it: <code>curl -H "Authorization: Bearer ${secret}" ${view.baseUrl}/api/v1/building-links/1</code>
-  </p>`;
+  return html`<p>Try it (building 1 of the demo data):</p>
+    <code class="block"
+      >curl -H "Authorization: Bearer ${secret}" ${view.baseUrl}/api/v1/building-links/1</code
+    >`;
 }
 
 export function apiKeysPage(

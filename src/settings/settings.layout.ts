@@ -43,7 +43,7 @@ section{margin:1.6rem 0}h2{font-size:1.1rem;margin:0 0 .6rem}
 th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid #e3e6eb;vertical-align:top}th{font-weight:600;color:#3b4352}
 code{font:.92em ui-monospace,SFMono-Regular,Menlo,monospace;background:#f0f2f5;padding:.05rem .25rem;border-radius:4px}
 .secret{background:#eef6ee;border:1px solid #8fc79a;padding:.8rem 1rem;border-radius:8px}
-.secret code{display:block;word-break:break-all;font-size:1rem;margin:.5rem 0;padding:.5rem;background:#fff}
+.secret code.block{display:block;word-break:break-all;font-size:1rem;margin:.5rem 0;padding:.5rem;background:#fff}
 .notice{background:#e8f0fe;border:1px solid #a8c1f5;padding:.6rem;border-radius:6px}
 input[type=text],input[type=date],select{width:100%;max-width:26rem;padding:.5rem;box-sizing:border-box;font:inherit;border:1px solid #9aa3b0;border-radius:6px}
 .checks label{display:flex;gap:.5rem;align-items:flex-start;margin:.3rem 0}.checks input{margin-top:.3rem}
@@ -139,7 +139,7 @@ export function secretBox(title: string, secret: string, extra?: SafeHtml): Safe
   return html`<section class="secret" aria-labelledby="secret-title">
     <h2 id="secret-title">${title}</h2>
     <p><strong>Store it now, it will not be shown again.</strong> Only a hash is kept.</p>
-    <code id="new-secret">${secret}</code>
+    <code class="block" id="new-secret">${secret}</code>
     <button type="button" class="primary" data-copy="new-secret" hidden>Copy</button>
     <span class="muted" role="status" data-copy-status="new-secret"></span>
     ${extra ?? ''}
