@@ -346,7 +346,6 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
 export type AppConfig = ReturnType<typeof toAppConfig>;
 export type OverloadConfig = AppConfig['overload'];
 export type ExtractionConfig = AppConfig['extraction'];
-export type DatabasePoolConfig = AppConfig['pool'];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
