@@ -57,6 +57,7 @@ footer{margin-top:2rem;border-top:1px solid #d5d9e0;padding-top:.6rem}footer for
 svg.chart{max-width:100%;height:auto}
 :focus-visible{outline:3px solid #2454d6;outline-offset:2px}
 @media (max-width:40rem){main.wide{margin:0;border-radius:0;padding:1rem}
+dl.facts{grid-template-columns:1fr;gap:.1rem}dl.facts dd{margin-bottom:.5rem}
 table.stack thead{position:absolute;left:-9999px}table.stack tr{display:block;border-bottom:1px solid #d5d9e0;padding:.4rem 0}
 table.stack td{display:grid;grid-template-columns:7.5rem 1fr;gap:.5rem;border:0;padding:.2rem 0}
 table.stack td::before{content:attr(data-label);font-weight:600;color:#3b4352}}`;

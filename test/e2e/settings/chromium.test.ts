@@ -140,6 +140,15 @@ suite(`the team settings pages in Chromium${missing ? ` (skipped: ${missing})` :
 
   const expectStrictPolicyEverywhere = () => expectStrictPolicy(watch);
 
+  /** At phone width the page needs no sideways scrolling. */
+  async function expectFitsPhone() {
+    await page.setViewportSize(PHONE);
+    await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(
+      PHONE.width,
+    );
+    await page.setViewportSize(DESKTOP);
+  }
+
   it('an owner on Pro creates a key, copies it, calls Building Link with it, rolls it and revokes it', async () => {
     const team = await createTeam(t, { plan: 'pro', name: 'Harbourfront Realty' });
     const owner = await person('owner', team);
@@ -159,6 +168,7 @@ suite(`the team settings pages in Chromium${missing ? ` (skipped: ${missing})` :
     await page.getByText('Copied to the clipboard.').waitFor();
     await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(secret);
     await screenshot('api-keys');
+    await expectFitsPhone();
 
     expect(await buildingLink(secret)).toBe(200);
     const [listed] = await keysByGraphql(team.id);
@@ -327,6 +337,7 @@ suite(`the team settings pages in Chromium${missing ? ` (skipped: ${missing})` :
       '127.0.0.1',
     );
     await screenshot('api');
+    await expectFitsPhone();
 
     await page.getByRole('link', { name: 'Revoke Claude Desktop' }).click();
     await page.waitForLoadState();
@@ -430,6 +441,7 @@ suite(`the team settings pages in Chromium${missing ? ` (skipped: ${missing})` :
     expect(facts).toMatch(/active/);
     await expect(page.getByText('In good standing').isVisible()).resolves.toBe(true);
     await screenshot('overview');
+    await expectFitsPhone();
 
     await page.goto(`${base}/settings?team=${b.id}`);
     await expect(
@@ -469,6 +481,7 @@ suite(`the team settings pages in Chromium${missing ? ` (skipped: ${missing})` :
     const windows = page.getByRole('row', { name: /Nightly import building-links/ });
     await expect(windows.locator('td[data-label="Remaining"]').textContent()).resolves.toBe('118');
     await screenshot('usage');
+    await expectFitsPhone();
 
     const { teamUsage } = await t.op<{
       teamUsage: {
