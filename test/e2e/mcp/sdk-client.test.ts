@@ -82,16 +82,18 @@ afterAll(async () => {
 });
 
 describe('MCP tool server with the official SDK client', () => {
-  it('connects, lists the five tools with schemas, and runs the typical sequence', async () => {
+  it('connects, lists the tools with schemas, and runs the typical sequence', async () => {
     const client = await connect(tokens.pro);
     expect(client.getServerVersion()?.name).toBe('property-data-service');
     expect(client.getInstructions()).toMatch(/find-projects-mentioning/);
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([
+      'fetch',
       'fetch-document-context',
       'find-projects-mentioning',
       'list-project-documents',
       'list-projects',
+      'search',
       'search-document-text',
     ]);
     for (const tool of tools) {
