@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { memberToken, createProject } from '../../support/factories.js';
-import { ContractClient } from '../../support/mcp-contract.js';
+import { connectContractClient, type ContractClient } from '../../support/mcp-contract.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 let t: TestApp;
@@ -12,14 +11,8 @@ let projectId: number;
 let features: Buffer;
 let oldPrices: Buffer;
 
-async function connect(token: string): Promise<ContractClient> {
-  const client = new ContractClient({ name: 'research-client', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
+function connect(token: string): Promise<ContractClient> {
+  return connectContractClient(t.url, token, 'research-client');
 }
 
 async function upload(name: string, category: string, pdf: Buffer, supersedes?: number): Promise<number> {

@@ -1,4 +1,3 @@
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import {
   addMember,
@@ -7,21 +6,15 @@ import {
   createTeam,
   createUser,
 } from '../../support/factories.js';
-import { ContractClient } from '../../support/mcp-contract.js';
+import { connectContractClient, type ContractClient } from '../../support/mcp-contract.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
 let projectId: number;
 
-async function connect(token: string): Promise<ContractClient> {
-  const client = new ContractClient({ name: 'pds-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
+function connect(token: string): Promise<ContractClient> {
+  return connectContractClient(t.url, token, 'pds-test');
 }
 
 beforeAll(async () => {
