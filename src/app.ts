@@ -27,7 +27,7 @@ import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerUsers, sessionAuth } from './users/users.plugin.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
-import { registerUploadRoutes } from './ingestion/upload.routes.js';
+import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
 import { startRederivation } from './search/rederive.js';
 
 export interface App {
