@@ -29,6 +29,7 @@ import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
 import { startRederivation } from './search/rederive.js';
+import { registerPdfRoutes } from './documents/pdf.routes.js';
 
 export interface App {
   server: FastifyInstance;
@@ -181,6 +182,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerMcp(server, schema, deps);
   await registerRest(server, schema, deps);
   await registerUploadRoutes(server, deps);
+  await registerPdfRoutes(server, deps);
   if (opts.worker ?? true) await ingestion.startWorker();
   // Stored search text derived by an older normalizer is derived again in the background, by every
   // process that runs extraction jobs (they share the work): src/search/rederive.ts.
