@@ -216,7 +216,7 @@ describe('search answers kept by generation', () => {
 });
 
 describe('a search in one statement', () => {
-  // On PostgreSQL a request's connections carry DB_STATEMENT_TIMEOUT_MS (src/db/pool-watch.ts), no
+  // On PostgreSQL a request's connections carry DB_STATEMENT_TIMEOUT_MS (src/db/orm.ts), no
   // longer than a search's deadline: a search whose compound spellings are known at the request's
   // generation runs as its one statement. The embedded database sets no deadline on its
   // connections, so there every search opens its transaction and sets its own.
