@@ -9,6 +9,8 @@ import { ensureSearchIndex } from './db/search-index.js';
 import { configureSearchCache } from './search/search-cache.js';
 import { DatabaseAvailability, postgresProbe } from './db/availability.js';
 import { trackBackends } from './db/cancel.js';
+import { observePool } from './metrics/metrics.js';
+import { registerMetrics } from './metrics/metrics.routes.js';
 import {
   createRateLimiter,
   type RATE_POLICIES,
@@ -110,6 +112,7 @@ async function probeDatabase(db: Database): Promise<{ ok: true } | { ok: false; 
 export async function createApp(config: AppConfig, opts: AppOptions = {}): Promise<App> {
   const server = buildHttpServer({ config }, { logger: opts.logger, logStream: opts.logStream });
   await registerLoadShedding(server, config.overload);
+  registerMetrics(server, config);
   // Real PostgreSQL is watched by a probe of its own (src/db/availability.ts); PGlite is in process.
   const probe = config.databaseUrl ? postgresProbe(config.databaseUrl) : null;
   const availability = new DatabaseAvailability(server.log, probe, {
@@ -129,10 +132,12 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
       statementTimeoutMs: config.pool.statementTimeoutMs,
       // A transaction a request left open ends with the request's own deadline.
       idleInTransactionMs: config.overload.requestTimeoutMs,
-      onPoolCreated: (pool) => {
-        trackBackends(pool);
-        pool.on('error', (err) => availability.suspect(err));
-      },
+    },
+    onPoolCreated: (pool, role) => {
+      observePool(pool, role);
+      if (role !== 'requests') return;
+      trackBackends(pool);
+      pool.on('error', (err) => availability.suspect(err));
     },
     log: (message) => server.log.debug({ component: 'mikro-orm' }, stripVTControlCharacters(message)),
   });

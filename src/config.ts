@@ -92,6 +92,11 @@ const EnvSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(3000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  METRICS_TOKEN: z
+    .string()
+    .min(24, 'must be at least 24 characters')
+    .optional()
+    .describe('bearer token a Prometheus scraper sends to GET /metrics (the operator token is accepted too)'),
 });
 
 export type RateLimitStore = { kind: 'memory' } | { kind: 'postgres' } | { kind: 'redis'; url: string };
@@ -135,6 +140,8 @@ export interface AppConfig {
   readonly port: number;
   readonly publicBaseUrl: string;
   readonly adminToken: string | null;
+  /** METRICS_TOKEN: what a Prometheus scraper sends to read /metrics; null: only the operator token. */
+  readonly metricsToken: string | null;
   readonly rateLimitStore: RateLimitStore;
   /** A limiter store call slower than this is decided in memory; null: the store's default (Redis 100 ms, PostgreSQL 1000 ms). */
   readonly rateLimitStoreTimeoutMs: number | null;
@@ -241,6 +248,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, ''),
     adminToken: e.PDS_ADMIN_TOKEN ?? null,
+    metricsToken: e.METRICS_TOKEN ?? null,
     rateLimitStore,
     rateLimitStoreTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS ?? null,
     dataDir: e.DATA_DIR,

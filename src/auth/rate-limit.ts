@@ -10,6 +10,7 @@ import {
   type IRateLimiterOptions,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { rateLimitRefusals } from '../metrics/metrics.js';
 
 export type RatePolicyName =
   'building-links' | 'floorplan-match' | 'mcp' | 'graphql' | 'auth-failure' | 'sign-in-account' | 'oauth';
@@ -290,6 +291,7 @@ export async function createRateLimiter(
         if (!(err instanceof RateLimiterRes)) throw err;
         res = err;
         allowed = false;
+        rateLimitRefusals.inc({ policy: name });
       }
       if (store.kind !== 'memory' && !open) {
         if (!stoodIn.has(call)) failuresInRow = 0;

@@ -9,6 +9,7 @@ import type { FusionScope } from '../entities/enums.js';
 import { AppError } from '../errors/catalogue.js';
 import { DatabaseUnavailable, RequestEnded, throwIfAborted } from '../errors/aborted.js';
 import { unavailableError } from '../db/availability.js';
+import { refusals } from '../metrics/metrics.js';
 import { RequestLoaders } from './loaders.js';
 import type { DatabaseAvailability } from '../db/availability.js';
 
@@ -100,8 +101,10 @@ async function buildContext(req: ContextRequest, deps: AppDeps): Promise<Request
   const signal = req.signal ?? NEVER_ABORTED;
   throwIfAborted(signal);
   // While an outage is declared, nothing is asked of the database: 503 at once.
-  if (deps.availability.current().state === 'down')
+  if (deps.availability.current().state === 'down') {
+    refusals.inc({ reason: 'database' });
     throw unavailableError(new DatabaseUnavailable(), deps.config.overload.retryAfterSeconds)!;
+  }
   const em = deps.em.fork();
   const secret = readBearer(req.authorization, req.transport);
   const session = secret === null && accepts(req.transport, 'session') ? req.session : undefined;

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { poolAcquire, poolRole, secondsSince } from '../metrics/metrics.js';
 
 /**
  * The request whose work is running, for the database layer: a statement started on the driver's
@@ -48,7 +49,9 @@ export async function cancellable<T>(
   signal: AbortSignal | undefined,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
+  const waiting = performance.now();
   const client = await pool.connect();
+  poolAcquire.observe({ pool: poolRole(pool) }, secondsSince(waiting));
   let running = true;
   const cancel = () => {
     const pid = backends.get(client);

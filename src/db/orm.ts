@@ -65,8 +65,6 @@ export interface RequestBounds {
   statementTimeoutMs: number;
   /** `idle_in_transaction_session_timeout`: the server ends a session that left a transaction open this long. */
   idleInTransactionMs: number;
-  /** Told of each pool MikroORM creates (the primary's and each replica's). */
-  onPoolCreated?: (pool: pg.Pool) => void;
 }
 
 /** The background pool: migrations and jobs hold few connections; an abandoned transaction still ends. */
@@ -84,6 +82,8 @@ export async function openDatabase(
     poolSize?: number;
     /** Bounds for a separate pool that serves requests (see RequestBounds); none: one pool for all. */
     requestBounds?: RequestBounds;
+    /** Told of each pool MikroORM creates (the primary's and each replica's) and what it serves. */
+    onPoolCreated?: (pool: pg.Pool, role: 'requests' | 'background') => void;
     log?: (message: string) => void;
   } = {},
 ): Promise<Database> {
@@ -111,6 +111,7 @@ export async function openDatabase(
     const orm = await init(bounds ? BACKGROUND_POOL_MAX : (opts.poolSize ?? 10), {
       connectionTimeoutMillis: 10_000,
       idle_in_transaction_session_timeout: BACKGROUND_IDLE_IN_TRANSACTION_MS,
+      onPoolCreated: (pool: pg.Pool) => opts.onPoolCreated?.(pool, bounds ? 'background' : 'requests'),
     });
     if (!bounds) return { orm, requests: orm, pglite: null, close: () => orm.close(true) };
     const requests = await init(bounds.poolMax, {
@@ -119,7 +120,7 @@ export async function openDatabase(
         ? { statement_timeout: bounds.statementTimeoutMs, query_timeout: bounds.statementTimeoutMs + 2000 }
         : {}),
       idle_in_transaction_session_timeout: bounds.idleInTransactionMs,
-      onPoolCreated: bounds.onPoolCreated,
+      onPoolCreated: (pool: pg.Pool) => opts.onPoolCreated?.(pool, 'requests'),
     }).catch(async (err: unknown) => {
       await orm.close(true);
       throw err;
@@ -147,6 +148,8 @@ export async function openDatabase(
     driverOptions: createPgConfig(pglite),
     pool: { min: 0, max: 1 },
   });
+  // The adapter's options cannot be copied (MikroORM would copy them to add `onPoolCreated`).
+  opts.onPoolCreated?.((await orm.em.getConnection().getNativeClient()) as pg.Pool, 'requests');
   const engine = pglite;
   return {
     orm,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendUnavailable } from './unavailable.js';
+import { refusals } from '../metrics/metrics.js';
 import { runWithWorkSignal } from '../db/cancel.js';
 import { ClientGone, DatabaseUnavailable, DeadlineExceeded } from '../errors/aborted.js';
 
@@ -41,8 +42,9 @@ export function registerDeadline(
     for (const [request, { reply, controller }] of running) {
       if (NEVER_REFUSED.has(request.url.split('?', 1)[0])) continue;
       controller.abort(new DatabaseUnavailable());
-      if (!reply.sent && !reply.raw.headersSent)
-        sendUnavailable(request, reply, opts.retryAfterSeconds, message);
+      if (reply.sent || reply.raw.headersSent) continue;
+      refusals.inc({ reason: 'database' });
+      sendUnavailable(request, reply, opts.retryAfterSeconds, message);
     }
   });
   app.addHook('onRequest', (request, reply, done) => {
@@ -53,6 +55,7 @@ export function registerDeadline(
       controller.abort(new DeadlineExceeded(opts.timeoutMs));
       if (!reply.sent && !reply.raw.headersSent) {
         request.log.warn({ timeoutMs: opts.timeoutMs }, 'request deadline exceeded');
+        refusals.inc({ reason: 'deadline' });
         sendUnavailable(
           request,
           reply,

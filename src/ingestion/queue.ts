@@ -25,6 +25,8 @@ export interface ExtractionQueue {
    * again is `up` now (consumption resumes at once), not at the end of its recovery's backoff.
    */
   check(): Promise<QueueHealth>;
+  /** Jobs waiting (queued, retries coming due) and running, for /metrics; null when unknown now. */
+  depth(): Promise<{ queued: number; active: number } | null>;
 }
 
 export type QueueHealth = { state: 'up' | 'starting' } | { state: 'down'; reason: string };
@@ -130,6 +132,13 @@ export class PgBossQueue implements ExtractionQueue {
 
   health(): QueueHealth {
     return this.healthState;
+  }
+
+  async depth(): Promise<{ queued: number; active: number } | null> {
+    const boss = this.boss;
+    if (!boss || this.healthState.state === 'down') return null;
+    const queue = await boss.getQueue(EXTRACTION_QUEUE);
+    return queue ? { queued: queue.queuedCount, active: queue.activeCount } : null;
   }
 
   async check(): Promise<QueueHealth> {
@@ -406,6 +415,10 @@ export class InProcessQueue implements ExtractionQueue {
 
   check(): Promise<QueueHealth> {
     return Promise.resolve(this.health());
+  }
+
+  depth(): Promise<{ queued: number; active: number }> {
+    return Promise.resolve({ queued: this.pending.length, active: this.active });
   }
 
   enqueue(extractionId: number): Promise<void> {

@@ -85,7 +85,7 @@ maybe(`faults (${reason ?? 'private PostgreSQL and Redis'})`, () => {
     await redis.stop();
     db.destroy();
     console.log(
-      `issue 11 figures:\n${Object.entries(figures)
+      `fault figures:\n${Object.entries(figures)
         .map(([k, v]) => `  ${k}: ${v}`)
         .join('\n')}`,
     );
@@ -297,6 +297,14 @@ maybe(`faults (${reason ?? 'private PostgreSQL and Redis'})`, () => {
     expect(readyAt).toBeGreaterThan(0);
     expect(readyAt - answeringAt).toBeLessThan(1000 + SLACK_MS / 2);
     expect(load.of(`${name}:after`).filter((x) => x.status !== 200)).toEqual([]);
+    // /metrics counts the refusals by their reason.
+    const scraped = await (
+      await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR}` } })
+    ).text();
+    const refused = Number(
+      /^pds_requests_refused_total\{reason="database"\} (\d+)$/m.exec(scraped)?.[1] ?? 0,
+    );
+    expect(refused).toBeGreaterThanOrEqual(afterDeclared.length);
   }, 300_000);
 
   it('Redis stopped: per-key limits still hold in memory, /readyz reports the degraded store', async () => {

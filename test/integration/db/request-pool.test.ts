@@ -42,7 +42,9 @@ postgres('database pools', () => {
           acquireTimeoutMs: 2000,
           statementTimeoutMs: 1500,
           idleInTransactionMs: 3000,
-          onPoolCreated: trackBackends,
+        },
+        onPoolCreated: (pool, role) => {
+          if (role === 'requests') trackBackends(pool);
         },
       },
     );
