@@ -62,7 +62,7 @@ postgres('database pools', () => {
   const running = async (marker: string) =>
     (
       await background.query<{ n: number }>(
-        `select count(*)::int as n from pg_stat_activity where query like $1 and pid <> pg_backend_pid()`,
+        `select count(*)::int as n from pg_stat_activity where state = 'active' and query like $1 and pid <> pg_backend_pid()`,
         [`%${marker}%`],
       )
     ).rows[0].n;
