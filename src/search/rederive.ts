@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { nativePool, onConnection, type NativeClient } from '../db/native.js';
+import { metrics } from '../metrics/metrics.js';
 import { vocabularyOf } from './compounds.js';
 import { searchVectorLiteral } from './lexemes.js';
 import { NORMALIZER_VERSION, normalizeText } from './normalize.js';
@@ -17,8 +18,8 @@ import { NORMALIZER_VERSION, normalizeText } from './normalize.js';
  * extractions it affects with version 0.
  *
  * Runs in the background of every process that runs extraction jobs (src/app.ts) and from
- * `npm run search:rederive`, logging its progress; `rederivationProgress` gives the figures to a
- * metrics gauge.
+ * `npm run search:rederive`, logging its progress; `/metrics` shows it
+ * (`pds_search_rederive_remaining_extractions`, `pds_search_rederived_chunks`).
  */
 
 export interface RederivationProgress {
@@ -46,6 +47,23 @@ const progress: RederivationProgress = {
 export function rederivationProgress(): Readonly<RederivationProgress> {
   return { ...progress };
 }
+
+metrics.gauge(
+  'pds_search_rederive_remaining_extractions',
+  'Extractions whose search text awaits re-derivation under the current normalizer, as this process last counted',
+  [],
+  function () {
+    this.set(progress.remaining);
+  },
+);
+metrics.gauge(
+  'pds_search_rederived_chunks',
+  'Chunks whose search text this process derived again since it started',
+  [],
+  function () {
+    this.set(progress.chunks);
+  },
+);
 
 interface Log {
   info(fields: object, message: string): void;

@@ -1,4 +1,5 @@
 import { openDatabase, type Database } from '../../../src/db/orm.js';
+import { registry } from '../../../src/metrics/metrics.js';
 import { searchQueryLiteral, searchVectorLiteral } from '../../../src/search/lexemes.js';
 import { NORMALIZER_VERSION, normalizeText } from '../../../src/search/normalize.js';
 import { rederivationProgress, rederiveSearchText } from '../../../src/search/rederive.js';
@@ -167,5 +168,10 @@ describe('re-deriving stored search text under the current normalizer', () => {
       ]),
     );
     expect(logged[0].fields).toMatchObject({ normalizerVersion: NORMALIZER_VERSION, remaining: 2 });
+    const scraped = await registry.metrics();
+    expect(scraped).toMatch(/^pds_search_rederive_remaining_extractions 0$/m);
+    expect(scraped).toMatch(
+      new RegExp(`^pds_search_rederived_chunks ${rederivationProgress().chunks}$`, 'm'),
+    );
   });
 });
