@@ -320,14 +320,15 @@ export async function createRateLimiter(
         const { remaining, resetSeconds } = decide(policy, res, true);
         return { limit: policy.points, remaining, resetSeconds };
       };
-      if (store.kind === 'memory' || !open) {
+      const { store: shared, memory } = limiters.get(name)!;
+      if (!open) {
         try {
-          return await withTimeout(read(primary.get(name)!), storeTimeoutMs);
+          return await withTimeout(read(shared), storeTimeoutMs);
         } catch {
           // A store that cannot answer: the in-memory fallback's view is the best there is.
         }
       }
-      return read(fallback.get(name)!);
+      return read(memory);
     },
     health() {
       return open ? { state: 'fallback', ...open } : { state: 'ok' };
