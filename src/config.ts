@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { SearchIndexKind } from './db/search-index.js';
+import type { OcrSettings } from './ingestion/ocr.js';
 
 /** PDF extraction limits when the environment sets none (see ExtractionConfig). */
 export const EXTRACTION_DEFAULTS = Object.freeze({
@@ -10,6 +11,13 @@ export const EXTRACTION_DEFAULTS = Object.freeze({
   maxPages: 2_000,
   maxObjects: 500_000,
   maxTextChars: 20_000_000,
+  ocr: Object.freeze({
+    enabled: true,
+    languages: 'eng',
+    langPath: null as string | null,
+    dpi: 300,
+    maxPages: 50,
+  }),
 });
 /** Smallest memory limit an extractor process can start with (Node and pdf.js alone take ~60 MB). */
 export const MIN_EXTRACT_MEMORY_MB = 96;
@@ -88,6 +96,42 @@ const EnvSchema = z.object({
   EXTRACT_MAX_PAGES: z.coerce.number().int().min(1).default(EXTRACTION_DEFAULTS.maxPages),
   EXTRACT_MAX_OBJECTS: z.coerce.number().int().min(100).default(EXTRACTION_DEFAULTS.maxObjects),
   EXTRACT_MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(EXTRACTION_DEFAULTS.maxTextChars),
+  OCR: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      'on: pages without a text layer (scans) are rendered and recognized in the extractor process; off: they stay without text and a scanned document is no_text',
+    ),
+  OCR_LANGUAGES: z
+    .string()
+    .regex(/^[a-z_]+(\+[a-z_]+)*$/i, "must be Tesseract language codes joined by '+', e.g. eng or eng+fra")
+    .default(EXTRACTION_DEFAULTS.ocr.languages)
+    .describe(
+      "Tesseract language codes joined by '+'; languages other than eng need OCR_LANG_PATH (English data ships in the @tesseract.js-data/eng package)",
+    ),
+  OCR_LANG_PATH: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'directory holding <code>.traineddata.gz for each OCR language (read from disk, never downloaded); unset: the bundled English data',
+    ),
+  OCR_DPI: z.coerce
+    .number()
+    .int()
+    .min(72)
+    .max(600)
+    .default(EXTRACTION_DEFAULTS.ocr.dpi)
+    .describe('resolution a page is rendered at for recognition (a page is capped at 20 million pixels)'),
+  OCR_MAX_PAGES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(EXTRACTION_DEFAULTS.ocr.maxPages)
+    .describe(
+      'pages without text one document may have recognized; a document with more fails with that reason (EXTRACT_TIMEOUT_MS bounds the time as well)',
+    ),
   RATE_LIMIT_STORE_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).optional(),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(3000),
@@ -115,6 +159,8 @@ export interface ExtractionConfig {
   readonly maxPages: number;
   readonly maxObjects: number;
   readonly maxTextChars: number;
+  /** OCR of pages without a text layer (OCR, OCR_LANGUAGES, OCR_LANG_PATH, OCR_DPI, OCR_MAX_PAGES). */
+  readonly ocr: OcrSettings;
 }
 
 /** The PostgreSQL pool (real PostgreSQL only; the embedded engine is one in-process connection). */
@@ -267,6 +313,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxPages: e.EXTRACT_MAX_PAGES,
       maxObjects: e.EXTRACT_MAX_OBJECTS,
       maxTextChars: e.EXTRACT_MAX_TEXT_CHARS,
+      ocr: Object.freeze({
+        enabled: e.OCR === 'on',
+        languages: e.OCR_LANGUAGES,
+        langPath: e.OCR_LANG_PATH ?? null,
+        dpi: e.OCR_DPI,
+        maxPages: e.OCR_MAX_PAGES,
+      }),
     }),
     extractionConcurrency: e.EXTRACTION_CONCURRENCY,
     jobHeartbeatSeconds: e.JOB_HEARTBEAT_SECONDS,
