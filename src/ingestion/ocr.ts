@@ -310,6 +310,35 @@ function recognitionError(error: unknown, pageNumber: number): Error {
 /** Points per inch: PDF page sizes are in points. */
 const POINTS_PER_INCH = 72;
 
+/**
+ * What Tesseract reads of a page: the page rendered grey at `dpi` (or at the resolution that fits
+ * MAX_PAGE_PIXELS), despeckled, as PGM. Fails as a refused allocation when MuPDF could not decode an
+ * image for lack of memory.
+ */
+export function pageImage(mupdf: MupdfModule, doc: Mupdf.Document, pageNumber: number, dpi: number): Buffer {
+  const page = doc.loadPage(pageNumber - 1);
+  try {
+    const [x0, y0, x1, y1] = page.getBounds();
+    const points = Math.max(1, (x1 - x0) * (y1 - y0));
+    const scale = Math.min(dpi / POINTS_PER_INCH, Math.sqrt(MAX_PAGE_PIXELS / points));
+    mupdfMessages = [];
+    const pixmap = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceGray, false);
+    try {
+      checkMupdfMemory();
+      const [width, height] = [pixmap.getWidth(), pixmap.getHeight()];
+      const grey = samples(pixmap.getPixels(), width, height, pixmap.getStride());
+      despeckle(grey, width, height, despeckleArea(scale * POINTS_PER_INCH));
+      return pgm(grey, width, height);
+    } finally {
+      pixmap.destroy();
+    }
+  } finally {
+    page.destroy();
+    // Decoded images stay in MuPDF's store; the next page's image needs the room, not this one.
+    mupdf.emptyStore();
+  }
+}
+
 /** Whether a page paints an image (a scan's page is one): the page is run without drawing anything. */
 function paintsImage(mupdf: MupdfModule, page: Pick<InstanceType<MupdfModule['Page']>, 'run'>): boolean {
   let found = false;
@@ -361,29 +390,7 @@ export async function recognizePages(
     const worker = await recognizerFor(settings);
     for (const [index, pageNumber] of scanned.entries()) {
       progress(pageNumber, index, scanned.length);
-      const page = doc.loadPage(pageNumber - 1);
-      let image: Buffer;
-      try {
-        const [x0, y0, x1, y1] = page.getBounds();
-        const points = Math.max(1, (x1 - x0) * (y1 - y0));
-        const wanted = settings.dpi / POINTS_PER_INCH;
-        const scale = Math.min(wanted, Math.sqrt(MAX_PAGE_PIXELS / points));
-        mupdfMessages = [];
-        const pixmap = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceGray, false);
-        try {
-          checkMupdfMemory();
-          const [width, height] = [pixmap.getWidth(), pixmap.getHeight()];
-          const grey = samples(pixmap.getPixels(), width, height, pixmap.getStride());
-          despeckle(grey, width, height, despeckleArea(scale * POINTS_PER_INCH));
-          image = pgm(grey, width, height);
-        } finally {
-          pixmap.destroy();
-        }
-      } finally {
-        page.destroy();
-        // Decoded images stay in MuPDF's store; the next page's image needs the room, not this one.
-        mupdf.emptyStore();
-      }
+      const image = pageImage(mupdf, doc, pageNumber, settings.dpi);
       const { data } = await worker
         .recognize(image, {}, { text: false, tsv: true })
         .catch((error: unknown) => Promise.reject(recognitionError(error, pageNumber)));

@@ -79,6 +79,8 @@ export async function renderScannedPdf(
   const { doc, done } = openDocument(info);
   try {
     for (let n = 0; n < source.countPages(); n++) {
+      // The demo generates its corpus while the server answers: a page at a time, between requests.
+      if (n > 0) await new Promise((resolve) => setImmediate(resolve));
       const page = source.loadPage(n);
       const scale = SCAN_DPI / 72;
       const pixmap = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceGray, false);

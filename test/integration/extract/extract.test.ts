@@ -25,6 +25,7 @@ import { vocabularyOf } from '../../../src/search/compounds.js';
 import { queryWords } from '../../../src/search/query-forms.js';
 import { withCompounds } from '../../../src/search/spellings.js';
 import { makePdf } from '../../support/pdf.js';
+import { formatScanScore, scoreScans } from '../../support/ocr-score.js';
 import { chunkPages } from '../../../src/search/chunk.js';
 import {
   contentBombPdf,
@@ -233,47 +234,11 @@ describe('sandboxed extraction of the corpus', () => {
     const scans = manifest.documents.filter((d) => d.expect === 'ocr');
     expect(scans.some((d) => d.facts.length > 0)).toBe(true);
     const known = new Set(vocabularyOf([...readable(), ...scans].flatMap((d) => normalizedPages(d.file))));
-    const absent = new Set(manifest.absentConcepts);
-    const queries = [
-      ...CONCEPTS.flatMap((c) => conceptQueries(c).map((q) => ({ query: q, concept: c.query }))),
-      ...manifest.absentConcepts.map((q) => ({ query: q, concept: q })),
-      ...CONCEPTS.flatMap((c) => (c.traps ?? []).map((q) => ({ query: q, concept: `trap of ${c.query}` }))),
-    ];
-    const figures: string[] = [];
-    let [facts, found] = [0, 0];
-    const missed: string[] = [];
-    const phantoms: string[] = [];
-    for (const d of scans) {
-      const pages = normalizedPages(d.file);
-      let docFound = 0;
-      for (const fact of d.facts) {
-        const concept = CONCEPTS.find((c) => c.query === fact.concept)!;
-        const every = conceptQueries(concept).every(
-          (query) => findFirstMatch(pages[fact.page - 1] ?? '', termsOf(query, known)) !== null,
-        );
-        if (every) docFound++;
-        else missed.push(`${d.file} p${fact.page}: ${JSON.stringify(fact.surface)}`);
-      }
-      let docPhantoms = 0;
-      pages.forEach((page, i) => {
-        const recorded = new Set(d.facts.filter((f) => f.page === i + 1).map((f) => f.concept));
-        for (const { query, concept } of queries) {
-          if (recorded.has(concept) || findFirstMatch(page, termsOf(query, known)) === null) continue;
-          docPhantoms++;
-          phantoms.push(`${d.file} p${i + 1}: ${query}${absent.has(concept) ? ' (absent term)' : ''}`);
-        }
-      });
-      facts += d.facts.length;
-      found += docFound;
-      figures.push(
-        `${d.file} (${d.type}, ${d.pageCount} p.): ${docFound}/${d.facts.length} facts, ${docPhantoms} phantoms`,
-      );
-    }
-    console.log(
-      `OCR of the scanned profile: recall ${found}/${facts} facts (${((found / facts) * 100).toFixed(1)} %), ${phantoms.length} phantoms\n${figures.join('\n')}${missed.length ? `\nmissed: ${missed.join('; ')}` : ''}`,
-    );
-    expect(found / facts).toBeGreaterThanOrEqual(0.95);
-    expect(phantoms).toEqual([]);
+    const score = scoreScans(scans, normalizedPages, manifest.absentConcepts, known);
+    console.log(formatScanScore(score));
+    expect(score.found / score.facts).toBeGreaterThanOrEqual(0.95);
+    expect(score.phantoms).toEqual([]);
+    expect(score.absentHits).toEqual([]);
   });
 
   it('prints the near-miss sentences the traps are about', () => {
