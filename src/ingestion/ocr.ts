@@ -43,7 +43,7 @@ export const TESSERACT_VERSION = (require('tesseract.js/package.json') as { vers
 
 /**
  * Pixels one rendered page may have: a letter page at 300 dpi has 8.4 million, A3 17.4 million.
- * A larger page (a hostile 10,000-inch MediaBox, a poster) is rendered at the resolution that fits.
+ * A larger page (a poster, a hostile MediaBox of 200 inches a side) is rendered at the resolution that fits.
  */
 export const MAX_PAGE_PIXELS = 20_000_000;
 
