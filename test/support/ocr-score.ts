@@ -44,8 +44,9 @@ export function scoreScans(
     const pages = pagesOf(d.file);
     let found = 0;
     for (const fact of d.facts) {
-      const concept = CONCEPTS.find((c) => c.query === fact.concept)!;
-      const every = conceptQueries(concept).every(
+      // A concept is searched by each of its queries; a printed value from a table by itself.
+      const concept = CONCEPTS.find((c) => c.query === fact.concept);
+      const every = (concept ? conceptQueries(concept) : [fact.concept]).every(
         (query) => findFirstMatch(pages[fact.page - 1] ?? '', termsOf(query)) !== null,
       );
       if (every) found++;
