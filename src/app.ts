@@ -30,6 +30,7 @@ import { registerUsers, sessionAuth } from './users/users.plugin.js';
 import { registerSettings } from './settings/settings.routes.js';
 import { UsageCounter } from './usage/usage.counter.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
+import { registerApiReference } from '../facades/rest/api-reference.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
 import { startRederivation } from './search/rederive.js';
@@ -205,6 +206,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerSettings(server, deps);
   await registerMcp(server, schema, deps);
   await registerRest(server, schema, deps);
+  await registerApiReference(server);
   await registerUploadRoutes(server, deps);
   await registerPdfRoutes(server, deps);
   if (opts.worker ?? true) await ingestion.startWorker();
