@@ -37,3 +37,5 @@ export function rangeSchema(range: IntRange, description?: string): Record<strin
     description: description ? `${description} (${describeRange(range)})` : describeRange(range),
   };
 }
+/** compare-document-revisions `limit`: changes a page of the comparison returns (each line capped, so a page stays small). */
+export const REVISION_CHANGES_LIMIT: IntRange = { min: 1, max: 50, default: 20 };

@@ -20,6 +20,7 @@ import {
 import { FusionResolver } from '../fusion/fusion.resolver.js';
 import type { FloorPlanListing } from '../fusion/fusion.types.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
+import { RevisionsResolver } from '../revisions/revisions.resolver.js';
 import { SearchResolver } from '../search/search.resolver.js';
 
 export const FEDERATION_LINK =
@@ -33,6 +34,7 @@ export const RESOLVERS = [
   IngestionResolver,
   SearchResolver,
   DocumentsResolver,
+  RevisionsResolver,
   FusionResolver,
   AccountsResolver,
   DocumentResolver,

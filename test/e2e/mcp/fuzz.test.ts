@@ -17,6 +17,7 @@ const TOOLS = [
   'find-projects-mentioning',
   'list-project-documents',
   'fetch-document-context',
+  'compare-document-revisions',
 ];
 
 beforeAll(async () => {
