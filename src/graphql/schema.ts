@@ -11,6 +11,7 @@ import {
   resolveProjectReference,
 } from '../catalogue/catalogue.resolver.js';
 import type { RequestContext } from '../context/context.js';
+import { ChangesResolver } from '../changes/changes.resolver.js';
 import { CredentialsResolver } from '../credentials/credentials.resolver.js';
 import {
   DocumentResolver,
@@ -35,6 +36,7 @@ export const RESOLVERS = [
   SearchResolver,
   DocumentsResolver,
   RevisionsResolver,
+  ChangesResolver,
   FusionResolver,
   AccountsResolver,
   DocumentResolver,
