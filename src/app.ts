@@ -28,11 +28,14 @@ import { registerUsers, sessionAuth } from './users/users.plugin.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from './ingestion/upload.routes.js';
+import { WebhookDeliverer } from './webhooks/delivery.js';
 
 export interface App {
   server: FastifyInstance;
   db: Database;
   deps: AppDeps;
+  /** Signed webhook deliveries; running when this process runs the worker. */
+  webhooks: WebhookDeliverer;
   close(): Promise<void>;
 }
 
@@ -180,17 +183,27 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerMcp(server, schema, deps);
   await registerRest(server, schema, deps);
   await registerUploadRoutes(server, deps);
-  if (opts.worker ?? true) await ingestion.startWorker();
+  const webhooks = new WebhookDeliverer(
+    await db.orm.em.getConnection('write').getNativeClient(),
+    { ...config.webhooks, pollMs: 1000 },
+    server.log,
+  );
+  if (opts.worker ?? true) {
+    await ingestion.startWorker();
+    webhooks.start();
+  }
 
   let closed = false;
   return {
     server,
     db,
     deps,
+    webhooks,
     close: async () => {
       if (closed) return;
       closed = true;
       await server.close();
+      await webhooks.stop();
       await ingestion.stop();
       await limiter.close();
       await db.close();

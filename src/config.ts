@@ -92,6 +92,24 @@ const EnvSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(3000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  WEBHOOK_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe('true also allows http:// and loopback webhook URLs: for tests and development only'),
+  WEBHOOK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(10_000)
+    .describe('how long a webhook delivery waits for the receiver to answer'),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\s*\d+(\.\d+)?)*$/, 'must be comma-separated seconds')
+    .default('5,300,1800,7200,18000,36000,36000,36000,36000,36000,36000,36000')
+    .describe(
+      'seconds before each retry of a failed webhook delivery; after the last the delivery fails and its endpoint is disabled (default: about three days)',
+    ),
 });
 
 export type RateLimitStore = { kind: 'memory' } | { kind: 'postgres' } | { kind: 'redis'; url: string };
@@ -160,6 +178,14 @@ export interface AppConfig {
   readonly searchCacheEntries: number;
   /** The chunk search index (SEARCH_INDEX): RUM verifies phrases in the index; GIN rechecks rows. */
   readonly searchIndex: SearchIndexKind;
+  readonly webhooks: WebhookConfig;
+}
+
+/** Webhook delivery (src/webhooks/delivery.ts). */
+export interface WebhookConfig {
+  readonly allowLoopback: boolean;
+  readonly timeoutMs: number;
+  readonly retrySchedule: readonly number[];
 }
 
 export class ConfigError extends Error {
@@ -274,6 +300,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       poolMax: e.DB_POOL_MAX,
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    }),
+    webhooks: Object.freeze({
+      allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK === 'true',
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retrySchedule: Object.freeze(e.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number)),
     }),
   });
 }

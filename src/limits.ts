@@ -41,3 +41,5 @@ export function rangeSchema(range: IntRange, description?: string): Record<strin
 export const REVISION_CHANGES_LIMIT: IntRange = { min: 1, max: 50, default: 20 };
 /** changes `first`: events a page of the change feed returns. */
 export const CHANGES_LIMIT: IntRange = { min: 1, max: 200, default: 50 };
+/** webhookDeliveries `first`: log rows a page returns. */
+export const WEBHOOK_DELIVERIES_LIMIT: IntRange = { min: 1, max: 100, default: 25 };

@@ -23,6 +23,7 @@ import type { FloorPlanListing } from '../fusion/fusion.types.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
 import { RevisionsResolver } from '../revisions/revisions.resolver.js';
 import { SearchResolver } from '../search/search.resolver.js';
+import { WebhooksResolver } from '../webhooks/webhooks.resolver.js';
 
 export const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key", "@shareable"])';
@@ -42,6 +43,7 @@ export const RESOLVERS = [
   DocumentResolver,
   CatalogueAdminResolver,
   CredentialsResolver,
+  WebhooksResolver,
   ProjectResolver,
   BuildingResolver,
   ProjectDocumentsResolver,
