@@ -13,6 +13,7 @@ import { configureSearchCache } from '../../src/search/search-cache.js';
 import { createFreshDatabase, type FreshDatabase } from '../support/database.js';
 import { autocannon, bareRoute, ServerTimings, type LoadFigure, type LoadRequest } from './http.bench.js';
 import { runFloodBench, type FloodFigure } from './flood.bench.js';
+import { formatChanges, runChangesBench, type ChangesBenchResult } from './changes.bench.js';
 import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
 import type { RunCpu } from './workers.bench.js';
 import { asRequest, mcpContext, runSearchBench, type SearchBenchResult } from './search.bench.js';
@@ -37,7 +38,7 @@ import { measureRoundTrip, type RoundTrip } from './round-trip.js';
  * DATABASE_URL (a maintenance database such as .../postgres), else the local default; a fresh
  * database is created for the run and dropped after. Never gates CI.
  *
- *   npm run bench -- [--only ingest,search,mcp,rest,memory] [--chunks 1000000] [--iterations 200] [--seconds 10]
+ *   npm run bench -- [--only ingest,search,mcp,rest,changes,memory] [--chunks 1000000] [--iterations 200] [--seconds 10]
  *                    [--search-index gin,rum] (the index paths the search figures run on; rum when the server has it)
  *                    [--memory-minutes 10] [--flood-chunks 200000] [--flood-seconds 20] [--flood-term deposit]
  *                    [--private-server shared_buffers=6GB,...] (every section on a PostgreSQL 15 cluster of
@@ -52,7 +53,7 @@ import { measureRoundTrip, type RoundTrip } from './round-trip.js';
 
 const { values: flags } = parseArgs({
   options: {
-    only: { type: 'string', default: 'ingest,search,mcp,rest' },
+    only: { type: 'string', default: 'ingest,search,mcp,rest,changes' },
     'memory-minutes': { type: 'string', default: '10' },
     'flood-chunks': { type: 'string', default: '200000' },
     'flood-seconds': { type: 'string', default: '20' },
@@ -191,6 +192,7 @@ interface Report {
   };
   memory?: MemoryFigure;
   flood?: FloodFigure;
+  changes?: ChangesBenchResult;
 }
 
 function benchConfig(databaseUrl: string, env: Record<string, string> = {}) {
@@ -299,6 +301,19 @@ async function sections(report: Report): Promise<void> {
       }
     } finally {
       await app.close();
+      await db.drop();
+    }
+  }
+
+  if (only.has('changes')) {
+    log('changes: event writes with the triggers on and off, webhook delivery against a bare POST loop');
+    const db = await freshDatabase();
+    try {
+      report.changes = await runChangesBench({
+        config: benchConfig(db.url, { WEBHOOK_ALLOW_LOOPBACK: 'true' }),
+        log,
+      });
+    } finally {
       await db.drop();
     }
   }
@@ -918,6 +933,7 @@ function formatReport(r: Report): string {
       '',
     );
   }
+  if (r.changes) lines.push(...formatChanges(r.changes));
   lines.push("Client-side p95 is autocannon's p97.5 (it reports no p95), so it errs high.", '');
   return lines.join('\n');
 }
