@@ -29,6 +29,7 @@ import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from './ingestion/upload.routes.js';
 import { WebhookDeliverer } from './webhooks/delivery.js';
+import { registerPdfRoutes } from './documents/pdf.routes.js';
 
 export interface App {
   server: FastifyInstance;
@@ -183,6 +184,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerMcp(server, schema, deps);
   await registerRest(server, schema, deps);
   await registerUploadRoutes(server, deps);
+  await registerPdfRoutes(server, deps);
   const webhooks = new WebhookDeliverer(
     await db.orm.em.getConnection('write').getNativeClient(),
     { ...config.webhooks, pollMs: 1000 },

@@ -14,15 +14,17 @@ import type { RequestContext } from '../context/context.js';
 import { ChangesResolver } from '../changes/changes.resolver.js';
 import { CredentialsResolver } from '../credentials/credentials.resolver.js';
 import {
+  ContextChunkResolver,
   DocumentResolver,
   DocumentsResolver,
   ProjectDocumentsResolver,
+  SearchResultDocumentResolver,
 } from '../documents/documents.resolver.js';
 import { FusionResolver } from '../fusion/fusion.resolver.js';
 import type { FloorPlanListing } from '../fusion/fusion.types.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
 import { RevisionsResolver } from '../revisions/revisions.resolver.js';
-import { SearchResolver } from '../search/search.resolver.js';
+import { ChunkHitResolver, SearchResolver } from '../search/search.resolver.js';
 import { WebhooksResolver } from '../webhooks/webhooks.resolver.js';
 
 export const FEDERATION_LINK =
@@ -47,6 +49,9 @@ export const RESOLVERS = [
   ProjectResolver,
   BuildingResolver,
   ProjectDocumentsResolver,
+  ChunkHitResolver,
+  SearchResultDocumentResolver,
+  ContextChunkResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | null = null;
