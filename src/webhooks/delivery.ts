@@ -45,7 +45,8 @@ interface Claimed {
 }
 
 const FAN_OUT_BATCH = 500;
-const SEND_BATCH = 20;
+/** Deliveries one round claims and sends at once. */
+export const SEND_BATCH = 50;
 const EXCERPT_BYTES = 500;
 
 export class WebhookDeliverer {
@@ -162,11 +163,12 @@ export class WebhookDeliverer {
       );
       return rows;
     });
-    await Promise.all(claimed.map((d) => this.deliver(d)));
+    const outcomes = await Promise.all(claimed.map((d) => this.deliver(d)));
+    if (outcomes.length > 0) await this.record(outcomes);
     return claimed.length;
   }
 
-  private async deliver(d: Claimed): Promise<void> {
+  private async deliver(d: Claimed): Promise<Outcome> {
     const entitled =
       (d.plan === 'pro' || d.plan === 'elite') &&
       !standingProblem({
@@ -174,82 +176,108 @@ export class WebhookDeliverer {
         pastDueSince: d.past_due_since ? new Date(d.past_due_since) : null,
       });
     if (!entitled) {
-      await this.record(d, { ok: false, final: true, error: 'the team plan no longer includes webhooks' });
-      return;
+      return this.outcome(
+        d,
+        { status: null, error: 'the team plan no longer includes webhooks', excerpt: null },
+        null,
+        true,
+      );
     }
     const event = eventView({ ...d.event, occurred_at: new Date(d.event.occurred_at) });
     const payload = JSON.stringify({ type: event.type, timestamp: event.occurredAt, data: event });
-    const messageId = `msg_${event.id}`;
     const started = performance.now();
-    const outcome = await post(d.url, payload, messageId, d.secret, this.settings);
-    const latencyMs = Math.round(performance.now() - started);
-    const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
-    await this.record(d, {
-      ok,
-      final: ok || outcome.status === 410,
-      gone: outcome.status === 410,
-      status: outcome.status,
-      error: outcome.error,
-      excerpt: outcome.excerpt,
-      latencyMs,
-    });
+    const answer = await post(d.url, payload, `msg_${event.id}`, d.secret, this.settings);
+    return this.outcome(d, answer, Math.round(performance.now() - started), false);
   }
 
-  private record(
-    d: Claimed,
-    o: {
-      ok: boolean;
-      final: boolean;
-      gone?: boolean;
-      status?: number | null;
-      error?: string | null;
-      excerpt?: string | null;
-      latencyMs?: number;
-    },
-  ): Promise<void> {
+  /** What an attempt leaves: delivered; failed for good (410 Gone, schedule exhausted, plan gone); or due again. */
+  private outcome(d: Claimed, answer: PostOutcome, latencyMs: number | null, refused: boolean): Outcome {
+    const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
+    const gone = answer.status === 410;
     const retryIn = this.settings.retrySchedule[d.attempts - 1];
-    const exhausted = !o.ok && (o.final || retryIn === undefined);
+    const status = ok ? 'delivered' : refused || gone || retryIn === undefined ? 'failed' : 'pending';
+    let disable: string | null = null;
+    if (gone) disable = 'the endpoint answered 410 Gone';
+    else if (status === 'failed' && !refused)
+      disable = `a delivery failed every attempt over ${describeSchedule(this.settings.retrySchedule)}`;
+    return {
+      id: d.id,
+      endpointId: d.endpoint_id,
+      status,
+      retryIn: retryIn ?? 0,
+      code: answer.status,
+      error: answer.error?.slice(0, 500) ?? null,
+      excerpt: answer.excerpt,
+      latencyMs,
+      disable,
+    };
+  }
+
+  /** A round's outcomes in one transaction: the deliveries, then what they say of their endpoints. */
+  private record(outcomes: Outcome[]): Promise<void> {
+    const column = <K extends keyof Outcome>(key: K) => outcomes.map((o) => o[key]);
+    const endpoints = (pick: (o: Outcome) => boolean) => [
+      ...new Set(outcomes.filter(pick).map((o) => o.endpointId)),
+    ];
+    const working = endpoints((o) => o.status === 'delivered');
+    const failing = endpoints((o) => o.status !== 'delivered').filter((id) => !working.includes(id));
+    const disabled = outcomes.filter((o) => o.disable !== null);
     return onConnection(this.pool, async (client: NativeClient) => {
       await client.query('begin');
       await client.query(
-        `update webhook_delivery set
-           status = case when $2 then 'delivered' when $3 then 'failed' else 'pending' end,
-           next_attempt_at = case when $2 or $3 then next_attempt_at else now() + make_interval(secs => $4) end,
-           last_status_code = $5, last_error = $6, response_excerpt = $7, last_latency_ms = $8,
-           delivered_at = case when $2 then now() end
-         where id = $1::bigint`,
+        `update webhook_delivery d set
+           status = v.status,
+           next_attempt_at = case when v.status = 'pending' then now() + make_interval(secs => v.retry) else d.next_attempt_at end,
+           last_status_code = v.code, last_error = v.error, response_excerpt = v.excerpt, last_latency_ms = v.latency,
+           delivered_at = case when v.status = 'delivered' then now() end
+         from unnest($1::bigint[], $2::text[], $3::float8[], $4::int[], $5::text[], $6::text[], $7::int[])
+              as v(id, status, retry, code, error, excerpt, latency)
+         where d.id = v.id`,
         [
-          d.id,
-          o.ok,
-          exhausted,
-          retryIn ?? 0,
-          o.status ?? null,
-          o.error?.slice(0, 500) ?? null,
-          o.excerpt ?? null,
-          o.latencyMs ?? null,
+          column('id'),
+          column('status'),
+          column('retryIn'),
+          column('code'),
+          column('error'),
+          column('excerpt'),
+          column('latencyMs'),
         ],
       );
-      if (o.ok) {
-        await client.query('update webhook_endpoint set failing_since = null where id = $1', [d.endpoint_id]);
-      } else if (o.gone || exhausted) {
-        const reason = o.gone
-          ? 'the endpoint answered 410 Gone'
-          : `a delivery failed every attempt over ${describeSchedule(this.settings.retrySchedule)}`;
+      if (working.length > 0) {
         await client.query(
-          `update webhook_endpoint set enabled = false, disabled_reason = $2,
-                  failing_since = coalesce(failing_since, now()) where id = $1`,
-          [d.endpoint_id, reason],
+          'update webhook_endpoint set failing_since = null where id = any($1) and failing_since is not null',
+          [working],
         );
-        this.log.warn({ endpointId: d.endpoint_id, reason }, 'webhook endpoint disabled');
-      } else {
+      }
+      if (failing.length > 0) {
         await client.query(
-          'update webhook_endpoint set failing_since = coalesce(failing_since, now()) where id = $1',
-          [d.endpoint_id],
+          'update webhook_endpoint set failing_since = now() where id = any($1) and failing_since is null',
+          [failing],
         );
+      }
+      for (const o of disabled) {
+        await client.query(
+          `update webhook_endpoint set enabled = false, disabled_reason = $2 where id = $1 and enabled`,
+          [o.endpointId, o.disable],
+        );
+        this.log.warn({ endpointId: o.endpointId, reason: o.disable }, 'webhook endpoint disabled');
       }
       await client.query('commit');
     });
   }
+}
+
+interface Outcome {
+  id: string;
+  endpointId: number;
+  status: 'delivered' | 'failed' | 'pending';
+  retryIn: number;
+  code: number | null;
+  error: string | null;
+  excerpt: string | null;
+  latencyMs: number | null;
+  /** Why the endpoint is to be disabled, when this outcome disables it. */
+  disable: string | null;
 }
 
 export function describeSchedule(schedule: readonly number[]): string {
