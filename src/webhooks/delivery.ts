@@ -314,7 +314,7 @@ export function post(
       target,
       {
         method: 'POST',
-        lookup: guardedLookup(settings.allowLoopback) as never,
+        lookup: guardedLookup(settings.allowLoopback),
         timeout: settings.timeoutMs,
         headers: {
           'content-type': 'application/json',

@@ -40,7 +40,7 @@ LOOPBACK.addAddress('::1', 'ipv6');
 /** The IPv4 address inside an IPv4-mapped IPv6 one (::ffff:10.0.0.1), else the address itself. */
 function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/iu.exec(address);
-  if (mapped) return { address: mapped[1]!, family: 'ipv4' };
+  if (mapped) return { address: mapped[1], family: 'ipv4' };
   return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
 }
 
@@ -95,7 +95,7 @@ export function guardedLookup(allowLoopback: boolean) {
         return callback(error, []);
       }
       if (options.all) return callback(null, addresses);
-      return callback(null, addresses[0]!.address, addresses[0]!.family);
+      return callback(null, addresses[0].address, addresses[0].family);
     });
   };
 }

@@ -159,7 +159,7 @@ export async function enableEndpoint(
       where id = $1 returning ${ENDPOINT_COLUMNS}`,
     [row.id],
   );
-  return endpointView(updated!);
+  return endpointView(updated);
 }
 
 interface DeliveryRow {
@@ -243,5 +243,5 @@ export async function redeliver(
     [deliveryId],
   );
   const [row] = await query<DeliveryRow>(`${DELIVERY_SQL} where d.id = $1::bigint`, [deliveryId]);
-  return deliveryView(row!);
+  return deliveryView(row);
 }

@@ -1,5 +1,5 @@
 import { fork } from 'node:child_process';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { webhookUrlProblem } from '../../../src/webhooks/webhook-url.js';
@@ -29,7 +29,7 @@ class Receiver {
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
   }
 
-  private async handle(req: IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
@@ -177,11 +177,11 @@ describe('webhook delivery', () => {
     await until(() => receiver.received.length === 1);
     const [got] = receiver.received;
     expect(receiver.badSignatures).toBe(0);
-    expect(got!.body).toMatchObject({
+    expect(got.body).toMatchObject({
       type: 'project.created',
       data: { type: 'project.created', subject: { type: 'project', id: project.id } },
     });
-    expect(got!.id).toBe(`msg_${got!.body.data.id}`);
+    expect(got.id).toBe(`msg_${got.body.data.id}`);
     const [log] = await deliveries(endpoint);
     expect(log).toMatchObject({
       status: 'delivered',
@@ -259,7 +259,7 @@ describe('webhook delivery', () => {
   it('loses no event while the receiver flaps: every event arrives, each under one webhook-id', async () => {
     const endpoint = await register(['project.created', 'project.changed']);
     const flaky = [500, 'drop', 200, 'hang', 503, 200] as const;
-    receiver.plan = (n) => flaky[n % flaky.length]!;
+    receiver.plan = (n) => flaky[n % flaky.length];
     const projects = [];
     for (let i = 0; i < 12; i++) projects.push(await createProject(t));
     for (const p of projects.slice(0, 6)) {
@@ -307,7 +307,7 @@ const databaseUrl = process.env.DATABASE_URL;
       await until(async () => (await deliveries(endpoint))[0]?.status === 'delivered', 400);
       expect((await deliveries(endpoint))[0].attempts).toBe(2);
       expect(receiver.received).toHaveLength(1);
-      expect(receiver.received[0]!.id).toMatch(/^msg_\d+$/);
+      expect(receiver.received[0].id).toMatch(/^msg_\d+$/);
     } finally {
       child.kill('SIGKILL');
     }
