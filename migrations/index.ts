@@ -9,6 +9,7 @@ import { Migration20261124180000CacheGeneration } from './Migration2026112418000
 import { Migration20261124194000InlineSearchVector } from './Migration20261124194000InlineSearchVector.js';
 import { Migration20261125183000SearchGeneration } from './Migration20261125183000SearchGeneration.js';
 import { Migration20261126180000SearchCoverageTrigger } from './Migration20261126180000SearchCoverageTrigger.js';
+import { Migration20261127230000OcrConfidence } from './Migration20261127230000OcrConfidence.js';
 import { Migration20261128000000ChangeEvents } from './Migration20261128000000ChangeEvents.js';
 import { Migration20261128001000Webhooks } from './Migration20261128001000Webhooks.js';
 
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
     name: 'Migration20261126180000SearchCoverageTrigger',
     class: Migration20261126180000SearchCoverageTrigger,
   },
+  { name: 'Migration20261127230000OcrConfidence', class: Migration20261127230000OcrConfidence },
   { name: 'Migration20261128000000ChangeEvents', class: Migration20261128000000ChangeEvents },
   { name: 'Migration20261128001000Webhooks', class: Migration20261128001000Webhooks },
 ];
