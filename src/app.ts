@@ -28,6 +28,7 @@ import { assertAudience } from './oauth/audience.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerUsers, sessionAuth } from './users/users.plugin.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
+import { registerApiReference } from '../facades/rest/api-reference.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
 import { startRederivation } from './search/rederive.js';
@@ -200,6 +201,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerOAuth(server, deps);
   await registerMcp(server, schema, deps);
   await registerRest(server, schema, deps);
+  await registerApiReference(server);
   await registerUploadRoutes(server, deps);
   await registerPdfRoutes(server, deps);
   if (opts.worker ?? true) await ingestion.startWorker();
