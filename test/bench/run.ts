@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { successBody } from '../../facades/mcp/mcp.plugin.js';
 import { runOperation } from '../../facades/operation.js';
 import { createApp, type App } from '../../src/app.js';
 import { RATE_POLICIES, type RatePolicyName } from '../../src/auth/rate-limit.js';
@@ -541,8 +540,8 @@ const machineMs = (s: CpuSplit) => round(s.server + s.postgres + s.loadGenerator
 
 /**
  * CPU ms, in this process, of writing a tool answer's JSON as the facade writes it (its text, then
- * the JSON-RPC body with that text again as a JSON string: facades/mcp/mcp.plugin.ts), the mean of
- * many: work every MCP answer with structuredContent needs whatever the code around it.
+ * the JSON-RPC response holding that text and the same value again: facades/mcp/mcp.plugin.ts),
+ * the mean of many: work every MCP answer with structuredContent needs whatever the code around it.
  */
 function answerJsonMs(responseText: string): number {
   const { id, result } = JSON.parse(responseText) as { id: unknown; result: { structuredContent: unknown } };
@@ -551,12 +550,11 @@ function answerJsonMs(responseText: string): number {
   const started = process.cpuUsage();
   for (let i = 0; i < reps; i++) {
     const text = JSON.stringify(result.structuredContent);
-    const body = successBody({
+    bytes += JSON.stringify({
+      jsonrpc: '2.0',
       id,
       result: { content: [{ type: 'text', text }], structuredContent: result.structuredContent },
-    });
-    if (body === null) throw new Error('the probe answer is not a tool result the facade writes as text');
-    bytes += body.length;
+    }).length;
   }
   const { user, system } = process.cpuUsage(started);
   if (bytes !== reps * responseText.length) throw new Error('the facade writes this answer differently');
