@@ -4,13 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { webhookUrlProblem } from '../../../src/webhooks/webhook-url.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import {
-  addMember,
-  createAccessToken,
-  createProject,
-  createTeam,
-  createUser,
-} from '../../support/factories.js';
+import { addMember, createProject, createTeam, createUser } from '../../support/factories.js';
+import { signIn, type SignedIn } from '../settings/session-graphql.js';
 
 /** A local receiver whose answer each test sets; it verifies every signature it is sent. */
 class Receiver {
