@@ -83,6 +83,14 @@ export const EnvSchema = z.object({
       'Operator token for the operator mutations (`createTeam`, `createApiKey`, …); at least 24 characters.',
     )
     .meta(doc({ unset: 'no operator; the embedded demo prints a one-run token' })),
+  CURSOR_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .optional()
+    .describe(
+      'Key that signs the MCP paging cursors (`next_cursor`); at least 32 characters, the same on every instance behind one address.',
+    )
+    .meta(doc({ unset: 'a random key per process: a cursor ends with the process that issued it' })),
   RATE_LIMIT_STORE: z
     .string()
     .regex(/^(memory|postgres|rediss?:\/\/.+)$/, "must be 'memory', 'postgres' or a redis:// URL")
@@ -383,6 +391,8 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
     port: e.PORT,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, ''),
     adminToken: e.PDS_ADMIN_TOKEN ?? null,
+    /** Signs paging cursors (src/context/cursor.ts); null: a random key per process. */
+    cursorSecret: e.CURSOR_SECRET ?? null,
     metricsToken: e.METRICS_TOKEN ?? null,
     rateLimitStore,
     /** null: the store's own default (see RATE_LIMIT_STORE_TIMEOUT_MS). */

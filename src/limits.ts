@@ -17,6 +17,17 @@ export const CONTEXT_WINDOW: IntRange = { min: 0, max: 5, default: 1 };
 /** list-projects paging (ours: the spec names `page` only). */
 export const PROJECT_PAGE: IntRange = { min: 1, max: 100_000, default: 1 };
 export const PROJECTS_PER_PAGE: IntRange = { min: 1, max: 50, default: 20 };
+/**
+ * list-projects `per_page` on MCP: 25 projects with every text field at its longest stay under an AI
+ * client's 100 KB tool-result budget, 50 do not (test/e2e/ai-clients/budgets.test.ts).
+ */
+export const MCP_PROJECTS_PER_PAGE: IntRange = { ...PROJECTS_PER_PAGE, max: 25 };
+/**
+ * Documents in one answer of list-project-documents: a project's whole inventory until it is
+ * larger, then pages of this many with a cursor. At their longest (300-character names) 40 keep
+ * the answer under a client's 100 KB budget (test/e2e/ai-clients/budgets.test.ts).
+ */
+export const PROJECT_DOCUMENTS_PAGE = 40;
 /** Listings in one Floor Plan Match request. */
 export const MAX_LISTINGS = 100;
 /** Characters in a search query or a text filter. */

@@ -6,9 +6,10 @@ import {
   CONTEXT_WINDOW,
   describeRange,
   MAX_QUERY_LENGTH,
+  PROJECT_DOCUMENTS_PAGE,
   PROJECT_PAGE,
   PROJECTS_MENTIONING_LIMIT,
-  PROJECTS_PER_PAGE,
+  MCP_PROJECTS_PER_PAGE,
   rangeSchema,
   REVISION_CHANGES_LIMIT,
   SEARCH_LIMIT,
@@ -42,6 +43,14 @@ const QUERY = {
   maxLength: MAX_QUERY_LENGTH,
   description: 'A concrete term or phrase',
 };
+const CURSOR = {
+  type: ['string', 'null'],
+  maxLength: 1024,
+  description:
+    'meta.next_cursor of the previous answer, unchanged, with the same other arguments: the next page. Leave it out for the first page.',
+};
+const PAGING =
+  'meta.next_cursor is set when more follow: call again with the same arguments and cursor set to it; null on the last page.';
 const HISTORICAL = {
   type: ['boolean', 'null'],
   description:
@@ -56,7 +65,7 @@ const SPECS: Record<
   'list-projects': {
     file: 'list-projects.graphql',
     title: 'List projects',
-    description: `Lists real-estate development projects (pre-construction condos and towns) with their city, developer, status, size and price range. Filter by city, status (pre-construction, under-construction, completed, coming-soon, selling, sold-out), developer name or project name (q); paginate with page and per_page (${describeRange(PROJECTS_PER_PAGE)}). Use it to find project ids for the document tools.`,
+    description: `Lists real-estate development projects (pre-construction condos and towns) with their city, developer, status, size and price range. Filter by city, status (pre-construction, under-construction, completed, coming-soon, selling, sold-out), developer name or project name (q); paginate with page and per_page (${describeRange(MCP_PROJECTS_PER_PAGE)}) or, stable while projects are added, with cursor: ${PAGING} Use it to find project ids for the document tools.`,
     rules: {
       city: {
         type: ['string', 'null'],
@@ -71,41 +80,44 @@ const SPECS: Record<
       },
       q: { type: ['string', 'null'], maxLength: MAX_QUERY_LENGTH, description: 'Project name or part of it' },
       page: rangeSchema(PROJECT_PAGE),
-      per_page: rangeSchema(PROJECTS_PER_PAGE),
+      per_page: rangeSchema(MCP_PROJECTS_PER_PAGE),
+      cursor: { ...CURSOR, description: `${CURSOR.description} page is then ignored.` },
     },
   },
   'search-document-text': {
     file: 'search-document-text.graphql',
     title: 'Search project documents',
-    description: `Searches the text extracted from project PDFs (brochures, features and finishes, price lists, deposit structures, incentives, fact sheets, hot lists) and returns matching chunks with an excerpt, page number and a stable citation. Use it after find-projects-mentioning with a project_id, or across all projects. ${QUERYING} Read around a hit with fetch-document-context.`,
+    description: `Searches the text extracted from project PDFs (brochures, features and finishes, price lists, deposit structures, incentives, fact sheets, hot lists) and returns matching chunks with an excerpt, page number and a stable citation. Use it after find-projects-mentioning with a project_id, or across all projects. ${QUERYING} ${PAGING} Read around a hit with fetch-document-context.`,
     rules: {
       query: QUERY,
       project_id: { type: ['integer', 'null'], minimum: 1, description: 'Restrict to one project' },
       category: CATEGORY,
       include_historical: HISTORICAL,
       limit: rangeSchema(SEARCH_LIMIT, 'Chunks to return'),
+      cursor: CURSOR,
     },
   },
   'find-projects-mentioning': {
     file: 'find-projects-mentioning.graphql',
     title: 'Find projects mentioning a term',
-    description: `Finds which projects' PDFs mention a term (a feature, finish, incentive, fee...) across all projects, with a match count, the categories it appears in and a sample excerpt, ranked by match count then relevance. Start here for "which projects have X". ${QUERYING}`,
+    description: `Finds which projects' PDFs mention a term (a feature, finish, incentive, fee...) across all projects, with a match count, the categories it appears in and a sample excerpt, ranked by match count then relevance. Start here for "which projects have X". ${QUERYING} ${PAGING}`,
     rules: {
       query: QUERY,
       category: CATEGORY,
       include_historical: HISTORICAL,
       limit: rangeSchema(PROJECTS_MENTIONING_LIMIT, 'Projects to return'),
+      cursor: CURSOR,
     },
   },
   'list-project-documents': {
     file: 'list-project-documents.graphql',
     title: 'List project documents',
-    description:
-      'Inventory of the PDFs of one project, including documents that are not searchable (failed extraction, scanned without text, still pending) with their extraction status, page count and indexing time. Use it to see what a project has published before searching, or to explain why a search found nothing.',
+    description: `Inventory of the PDFs of one project, including documents that are not searchable (failed extraction, scanned without text, still pending) with their extraction status, page count and indexing time, ${PROJECT_DOCUMENTS_PAGE} at a time. Use it to see what a project has published before searching, or to explain why a search found nothing. ${PAGING}`,
     rules: {
       project_id: { type: 'integer', minimum: 1 },
       category: CATEGORY,
       include_historical: HISTORICAL,
+      cursor: CURSOR,
     },
   },
   'fetch-document-context': {

@@ -73,11 +73,10 @@ function planRefused(policy: string, message: string, details: AppErrorDetails):
 export function requireFusionPlan(viewer: Viewer, scope: FusionScope): void {
   const plan = effectivePlan(viewer);
   if (!FUSION_PLANS.includes(plan)) {
-    throw planRefused(
+    throw planRefused(scope, `The '${scope}' scope requires a Pro or Elite plan; this team is on ${plan}`, {
       scope,
-      `The '${scope}' scope requires a Pro or Elite plan; this team is on ${plan}`,
-      { scope, requiredPlans: [...FUSION_PLANS] },
-    );
+      requiredPlans: [...FUSION_PLANS],
+    });
   }
   const standing = viewer.team && standingProblem(viewer.team);
   if (standing) {

@@ -1,6 +1,14 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { requireOperator, requireViewer } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
+import { CURSOR_DESCRIPTION, issueCursor, readCursor } from '../context/cursor.js';
+
+/** A list-projects cursor: the last project shown (name, id) and the page number that follows. */
+interface ProjectsPosition {
+  n: string;
+  i: number;
+  p: number;
+}
 import { PAGE, pageDescription, pageOf } from '../graphql/limits.js';
 import { describeRange, PROJECT_PAGE, PROJECTS_PER_PAGE } from '../limits.js';
 import {
@@ -35,9 +43,30 @@ export class ProjectResolver {
     @Arg('filter', () => ProjectFilter, { nullable: true }) filter: ProjectFilter | null,
     @Arg('page', () => Int, { defaultValue: PROJECT_PAGE.default }) page: number,
     @Arg('perPage', () => Int, { defaultValue: PROJECTS_PER_PAGE.default }) perPage: number,
+    @Arg('cursor', () => String, {
+      nullable: true,
+      description: `${CURSOR_DESCRIPTION}; page is then ignored`,
+    })
+    cursor: string | null,
   ): Promise<ProjectPage> {
-    requireViewer(ctx.viewer);
-    return listProjects(ctx.em, filter ?? {}, page, perPage);
+    const viewer = requireViewer(ctx.viewer);
+    const f = filter ?? {};
+    const args = [f.city ?? null, f.status ?? null, f.developer ?? null, f.q ?? null, perPage];
+    const config = ctx.deps.config;
+    const after = cursor ? readCursor<ProjectsPosition>(config, viewer, 'projects', args, cursor) : null;
+    const listed = await listProjects(
+      ctx.em,
+      f,
+      after ? Math.min(after.p, PROJECT_PAGE.max) : page,
+      perPage,
+      after ? { name: after.n, id: after.i } : undefined,
+    );
+    const last = listed.items.at(-1);
+    const nextCursor =
+      listed.more && last
+        ? issueCursor(config, viewer, 'projects', args, { n: last.name, i: last.id, p: listed.page + 1 })
+        : null;
+    return { ...listed, meta: { ...listed.meta, nextCursor } };
   }
 
   @Query(() => ProjectType, { nullable: true })

@@ -188,6 +188,8 @@ export async function listProjects(
   filter: ProjectFilterInput,
   page: number,
   perPage: number,
+  /** The last project of the previous page (a cursor's position): the page starts after it. */
+  after?: { name: string; id: number },
 ): Promise<{
   items: ProjectView[];
   total: number;
@@ -195,6 +197,8 @@ export async function listProjects(
   perPage: number;
   totalPages: number;
   meta: { page: number; perPage: number; total: number; totalPages: number };
+  /** Whether projects follow this page in the listing's order. */
+  more: boolean;
 }> {
   if (!Number.isInteger(page) || page < PROJECT_PAGE.min || page > PROJECT_PAGE.max)
     throw badInput('page', `must be an integer from ${PROJECT_PAGE.min} to ${PROJECT_PAGE.max}`);
@@ -215,13 +219,28 @@ export async function listProjects(
     if (typeof value === 'string' && value.length > MAX_QUERY_LENGTH)
       throw badInput(`filter.${field}`, `must be at most ${MAX_QUERY_LENGTH} characters`);
   }
-  const [items, total] = await em.findAndCount(ProjectSchema, where.length ? { $and: where } : {}, {
-    orderBy: { name: 'asc', id: 'asc' },
-    limit: perPage,
-    offset: (page - 1) * perPage,
-    // The catalogue tolerates replica lag: a read replica serves it when one is configured.
-    connectionType: 'read',
-  });
+  const filtered: FilterQuery<Project> = where.length ? { $and: where } : {};
+  // After a cursor's project, in the listing's order (name, then id): projects added meanwhile
+  // shift no page, as an offset would.
+  const seek: FilterQuery<Project> = after
+    ? {
+        $and: [
+          ...where,
+          { $or: [{ name: { $gt: after.name } }, { name: after.name, id: { $gt: after.id } }] },
+        ],
+      }
+    : filtered;
+  // The catalogue tolerates replica lag: a read replica serves it when one is configured.
+  const [rows, total] = await Promise.all([
+    em.find(ProjectSchema, seek, {
+      orderBy: { name: 'asc', id: 'asc' },
+      limit: perPage + 1,
+      offset: after ? 0 : (page - 1) * perPage,
+      connectionType: 'read',
+    }),
+    em.count(ProjectSchema, filtered, { connectionType: 'read' }),
+  ]);
+  const items = rows.slice(0, perPage);
   const totalPages = Math.ceil(total / perPage);
   return {
     items: items.map(projectView),
@@ -230,6 +249,7 @@ export async function listProjects(
     perPage,
     totalPages,
     meta: { page, perPage, total, totalPages },
+    more: rows.length > perPage,
   };
 }
 

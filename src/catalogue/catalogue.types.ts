@@ -1,5 +1,6 @@
 import { Directive, Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import type { BuildingView, FloorPlanView, ProjectView } from './catalogue.service.js';
+import { NEXT_CURSOR_DESCRIPTION } from '../context/cursor.js';
 
 @ObjectType('FloorPlan', {
   description: 'A floor plan (suite model) of a project, with where it occurs in the building',
@@ -84,6 +85,8 @@ export class ProjectPageMeta {
   @Field(() => Int) perPage!: number;
   @Field(() => Int) total!: number;
   @Field(() => Int) totalPages!: number;
+  @Field(() => String, { nullable: true, description: NEXT_CURSOR_DESCRIPTION })
+  nextCursor?: string | null;
 }
 
 @ObjectType()

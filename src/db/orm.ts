@@ -149,7 +149,7 @@ export async function openDatabase(
     pool: { min: 0, max: 1 },
   });
   // The adapter's options cannot be copied (MikroORM would copy them to add `onPoolCreated`).
-  opts.onPoolCreated?.((await orm.em.getConnection().getNativeClient()), 'requests');
+  opts.onPoolCreated?.(await orm.em.getConnection().getNativeClient(), 'requests');
   const engine = pglite;
   return {
     orm,

@@ -4,7 +4,8 @@ import { catalogueLoaders, type ProjectView } from '../catalogue/catalogue.servi
 import { ProjectType } from '../catalogue/catalogue.types.js';
 import type { RequestContext } from '../context/context.js';
 import { PAGE, pageDescription, pageOf } from '../graphql/limits.js';
-import { CONTEXT_WINDOW, describeRange } from '../limits.js';
+import { CONTEXT_WINDOW, describeRange, PROJECT_DOCUMENTS_PAGE } from '../limits.js';
+import { CURSOR_DESCRIPTION, pagedByGeneration } from '../context/paging.js';
 import * as documents from './documents.service.js';
 import type { DocumentView, ExtractionView } from './documents.service.js';
 import {
@@ -21,16 +22,28 @@ import { documentPageUrl, hitTitle } from './pdf-link.js';
 @Resolver()
 export class DocumentsResolver {
   @Query(() => ProjectDocumentsResult, {
-    description: 'The PDFs of one project, including unindexed ones with their status',
+    description: `The PDFs of one project, including unindexed ones with their status, ${PROJECT_DOCUMENTS_PAGE} at a time`,
   })
   projectDocuments(
     @Ctx() ctx: RequestContext,
     @Arg('projectId', () => Int) projectId: number,
     @Arg('category', () => String, { nullable: true }) category: string | null,
     @Arg('includeHistorical', () => Boolean, { nullable: true }) includeHistorical: boolean | null,
+    @Arg('cursor', () => String, { nullable: true, description: CURSOR_DESCRIPTION })
+    cursor: string | null,
   ): Promise<documents.ProjectDocumentsView> {
     const access = requireDocumentIntelligence(ctx.viewer);
-    return documents.projectDocuments(ctx.em, access, { projectId, category, includeHistorical });
+    const args = [projectId, category ?? null, !!includeHistorical];
+    return pagedByGeneration(ctx, 'documents', args, cursor, async (offset) => {
+      const result = await documents.projectDocuments(ctx.em, access, {
+        projectId,
+        category,
+        includeHistorical,
+        offset,
+      });
+      const end = offset + PROJECT_DOCUMENTS_PAGE;
+      return { result, more: end < result.meta.totalDocuments, end };
+    });
   }
 
   @Query(() => DocumentContextResult, { description: 'The chunks before and after a hit, in document order' })

@@ -4,7 +4,7 @@ import { byId, defineLoader, groupBy } from '../context/loaders.js';
 import { nativeQuery } from '../db/native.js';
 import { DocumentSchema, ExtractionSchema, type Document, type Extraction } from '../entities/index.js';
 import { AppError, badInput } from '../errors/catalogue.js';
-import { CONTEXT_WINDOW } from '../limits.js';
+import { CONTEXT_WINDOW, PROJECT_DOCUMENTS_PAGE } from '../limits.js';
 import { parseId, validateCategory, validateRange } from '../errors/validate.js';
 import type { StableCitationView } from '../search/search.views.js';
 import { scopeSql } from './scope.js';
@@ -137,7 +137,13 @@ export async function getDocument(em: EntityManager, id: number): Promise<Docume
 export async function projectDocuments(
   em: EntityManager,
   access: DocumentIntelligenceAccess,
-  input: { projectId: number; category?: string | null; includeHistorical?: boolean | null },
+  input: {
+    projectId: number;
+    category?: string | null;
+    includeHistorical?: boolean | null;
+    /** Documents to skip in the listing's order (a cursor's position). */
+    offset?: number;
+  },
 ): Promise<ProjectDocumentsView> {
   if (!Number.isInteger(input.projectId) || input.projectId <= 0)
     throw badInput('projectId', 'must be a positive integer');
@@ -158,12 +164,15 @@ export async function projectDocuments(
     page_count: number | null;
     raw_text_length: number | null;
     indexed_at: Date | null;
+    total: number;
   }>(
-    `select d.id, d.name, d.category, d.type, e.status, e.method, e.page_count, e.raw_text_length, e.indexed_at
+    `select d.id, d.name, d.category, d.type, e.status, e.method, e.page_count, e.raw_text_length, e.indexed_at,
+            count(*) over ()::int as total
        from document d left join extraction e on e.id = d.current_extraction_id
       where ${where.sql}
-      order by d.category, d.name, d.id`,
-    where.params,
+      order by d.category, d.name, d.id
+      limit ${PROJECT_DOCUMENTS_PAGE} offset $${where.params.length + 1}`,
+    [...where.params, input.offset ?? 0],
   );
   return {
     data: rows.map((r) => ({
@@ -178,7 +187,7 @@ export async function projectDocuments(
       rawTextLength: r.raw_text_length ?? 0,
       indexedAt: r.indexed_at ? new Date(r.indexed_at).toISOString().replace('Z', '+00:00') : null,
     })),
-    meta: { projectId: input.projectId, totalDocuments: rows.length, includeHistorical: historical },
+    meta: { projectId: input.projectId, totalDocuments: rows[0]?.total ?? 0, includeHistorical: historical },
   };
 }
 

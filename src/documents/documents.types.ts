@@ -1,5 +1,6 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { OCR_CONFIDENCE_DESCRIPTION, StableCitation } from '../search/search.types.js';
+import { NEXT_CURSOR_DESCRIPTION } from '../context/cursor.js';
 import type {
   ContextChunkView,
   DocumentContextView,
@@ -45,6 +46,8 @@ export class ProjectDocumentsMeta {
   @Field(() => Int) projectId!: number;
   @Field(() => Int) totalDocuments!: number;
   @Field({ description: 'Whether older revisions are listed (Elite only)' }) includeHistorical!: boolean;
+  @Field(() => String, { nullable: true, description: NEXT_CURSOR_DESCRIPTION })
+  nextCursor?: string | null;
 }
 
 @ObjectType('ProjectDocumentsResult')

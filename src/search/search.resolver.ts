@@ -8,6 +8,7 @@ import { ChunkHit, FindProjectsMentioningResult, SearchDocumentTextResult } from
 import type { ChunkHitView } from './search.views.js';
 import { documentPageUrl, hitTitle } from '../documents/pdf-link.js';
 import { describeRange, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
+import { CURSOR_DESCRIPTION, pagedByGeneration } from '../context/paging.js';
 
 const HOW_TO_QUERY =
   'Matching is exact keyword plus synonyms (hyphen, quote, spacing and plural variants), not natural language: search concrete terms ("quartz countertops", "30 inch gas range"), try a few variants and merge results; 0 matches after a few variants means the term is not mentioned.';
@@ -36,19 +37,27 @@ export class SearchResolver {
     @Arg('includeHistorical', () => Boolean, { nullable: true }) includeHistorical: boolean | null,
     @Arg('limit', () => Int, { nullable: true, description: describeRange(SEARCH_LIMIT) })
     limit: number | null,
+    @Arg('cursor', () => String, { nullable: true, description: CURSOR_DESCRIPTION })
+    cursor: string | null,
   ): Promise<SearchDocumentTextResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
-    return boundedSearch(ctx, projectId ? 'project' : 'global', () =>
-      timed(projectId ? 'documents-in-project' : 'documents-everywhere', () =>
-        search.searchDocumentText(ctx.em, access, {
-          query,
-          projectId,
-          category,
-          includeHistorical,
-          limit,
-        }),
-      ),
-    );
+    const args = [query, projectId ?? null, category ?? null, !!includeHistorical, limit ?? null];
+    return pagedByGeneration(ctx, 'search', args, cursor, async (offset) => {
+      const result = await boundedSearch(ctx, projectId ? 'project' : 'global', () =>
+        timed(projectId ? 'documents-in-project' : 'documents-everywhere', () =>
+          search.searchDocumentText(ctx.em, access, {
+            query,
+            projectId,
+            category,
+            includeHistorical,
+            limit,
+            offset,
+          }),
+        ),
+      );
+      const end = offset + (limit ?? SEARCH_LIMIT.default);
+      return { result, more: end < result.meta.totalChunksMatched, end };
+    });
   }
 
   @Query(() => FindProjectsMentioningResult, {
@@ -61,13 +70,26 @@ export class SearchResolver {
     @Arg('includeHistorical', () => Boolean, { nullable: true }) includeHistorical: boolean | null,
     @Arg('limit', () => Int, { nullable: true, description: describeRange(PROJECTS_MENTIONING_LIMIT) })
     limit: number | null,
+    @Arg('cursor', () => String, { nullable: true, description: CURSOR_DESCRIPTION })
+    cursor: string | null,
   ): Promise<FindProjectsMentioningResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
-    return boundedSearch(ctx, 'global', () =>
-      timed('projects-mentioning', () =>
-        search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit }),
-      ),
-    );
+    const args = [query, category ?? null, !!includeHistorical, limit ?? null];
+    return pagedByGeneration(ctx, 'find', args, cursor, async (offset) => {
+      const result = await boundedSearch(ctx, 'global', () =>
+        timed('projects-mentioning', () =>
+          search.findProjectsMentioning(ctx.em, access, {
+            query,
+            category,
+            includeHistorical,
+            limit,
+            offset,
+          }),
+        ),
+      );
+      const end = offset + (limit ?? PROJECTS_MENTIONING_LIMIT.default);
+      return { result, more: end < result.meta.totalProjects, end };
+    });
   }
 }
 

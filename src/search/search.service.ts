@@ -470,6 +470,8 @@ export async function searchDocumentText(
     category?: string | null;
     includeHistorical?: boolean | null;
     limit?: number | null;
+    /** Hits to skip in the search's order (a cursor's position). */
+    offset?: number;
   },
 ): Promise<SearchDocumentTextView> {
   const q = validateQuery(input.query);
@@ -483,6 +485,7 @@ export async function searchDocumentText(
     category,
     historical: access.historical && !!input.includeHistorical,
   };
+  const offset = input.offset ?? 0;
   const key = JSON.stringify([
     'search',
     q,
@@ -490,6 +493,7 @@ export async function searchDocumentText(
     category ?? null,
     scope.historical,
     limit,
+    offset,
   ]);
   return readSnapshot(em, queryWords(q), key, async (query, terms, pool, snapshot) => {
     const { tsquery, lexemes, surface } = termForms(terms);
@@ -508,12 +512,12 @@ export async function searchDocumentText(
         `with page as (
            select m.chunk_id, m.rank, m.document_id, m.chunk_index, count(*) over ()::int as total
              from (${m.sql}) m
-            order by m.rank desc, m.document_id, m.chunk_index, m.chunk_id limit $${m.next})
+            order by m.rank desc, m.document_id, m.chunk_index, m.chunk_id limit $${m.next} offset $${m.next + 1})
          select cov.*, page.total, ${HIT_COLUMNS}${snapshot}
            from (${coverageSql(m.where)}) cov
            left join (page ${HIT_JOINS('page.chunk_id')}) on true
           order by page.rank desc, page.document_id, page.chunk_index, page.chunk_id`,
-        [...m.params, limit],
+        [...m.params, limit, offset],
         !!scope.projectId,
       );
       counts = coverageOf(rows[0]);
@@ -543,13 +547,16 @@ export async function findProjectsMentioning(
     category?: string | null;
     includeHistorical?: boolean | null;
     limit?: number | null;
+    /** Projects to skip in the ranking (a cursor's position). */
+    offset?: number;
   },
 ): Promise<FindProjectsMentioningView> {
   const q = validateQuery(input.query);
   const category = validateCategory(input.category);
   const limit = validateRange('limit', input.limit, PROJECTS_MENTIONING_LIMIT);
   const scope: Scope = { category, historical: access.historical && !!input.includeHistorical };
-  const key = JSON.stringify(['find', q, category ?? null, scope.historical, limit]);
+  const offset = input.offset ?? 0;
+  const key = JSON.stringify(['find', q, category ?? null, scope.historical, limit, offset]);
   return readSnapshot(em, queryWords(q), key, async (query, terms, _pool, snapshot) => {
     const { tsquery, surface } = termForms(terms);
     let counts: Omit<SearchCoverageView, 'preFilterCandidates'>;
@@ -579,12 +586,12 @@ export async function findProjectsMentioning(
                           -- the search's own order, found without sorting the group (ids fit a float8 exactly)
                           (min(array[-m.rank::float8, m.document_id, m.chunk_index, m.chunk_id]))[4]::int as best_chunk_id
                      from (${m.sql}) m group by m.project_id) g
-            order by g.match_count desc, g.rank desc, g.project_id limit $${m.next})
+            order by g.match_count desc, g.rank desc, g.project_id limit $${m.next} offset $${m.next + 1})
          select cov.*, page.total, page.chunks, page.match_count, page.categories, ${HIT_COLUMNS}${snapshot}
            from (${coverageSql(m.where)}) cov
            left join (page ${HIT_JOINS('page.best_chunk_id')}) on true
           order by page.match_count desc, page.rank desc, page.project_id`,
-        [...m.params, limit],
+        [...m.params, limit, offset],
         !!scope.projectId,
       );
       counts = coverageOf(rows[0]);

@@ -1,5 +1,6 @@
 import { MAX_SURFACE_FORMS } from './surface-forms.js';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { NEXT_CURSOR_DESCRIPTION } from '../context/cursor.js';
 import type {
   ChunkHitView,
   FindProjectsMentioningView,
@@ -68,6 +69,8 @@ export class SearchDocumentTextMeta {
   expandedTerms!: readonly string[];
   @Field(() => Int, { description: 'Matching chunks before the limit' }) totalChunksMatched!: number;
   @Field(() => SearchCoverage) coverage!: SearchCoverage;
+  @Field(() => String, { nullable: true, description: NEXT_CURSOR_DESCRIPTION })
+  nextCursor?: string | null;
 }
 
 @ObjectType('SearchDocumentTextResult')
@@ -91,6 +94,8 @@ export class FindProjectsMentioningMeta {
   @Field(() => [String], { description: EXPANDED_TERMS_DESCRIPTION }) expandedTerms!: readonly string[];
   @Field(() => Int, { description: 'Matching projects before the limit' }) totalProjects!: number;
   @Field(() => SearchCoverage) coverage!: SearchCoverage;
+  @Field(() => String, { nullable: true, description: NEXT_CURSOR_DESCRIPTION })
+  nextCursor?: string | null;
 }
 
 @ObjectType('FindProjectsMentioningResult')

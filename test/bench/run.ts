@@ -849,6 +849,11 @@ function formatReport(r: Report): string {
         (f) =>
           `| ${f.index} | ${f.query} | ${f.share} | ${f.tool} | ${f.scope} | ${f.matched} | ${f.timedOut ? `${f.timedOut} timed out` : f.exact ? 'yes' : 'NO'} | ${f.service.p50} | ${f.service.p95} | ${f.raw.p95} | ${f.p95Ratio} | ${f.cached.p95} |`,
       ),
+      ...(r.search.paging
+        ? [
+            `Cursor: a later page (page ${r.search.paging.page}, after ${r.search.paging.offset} hits) of searchDocumentText global "${r.search.paging.query}" at ${r.search.chunks.toLocaleString('en')} chunks costs ×${r.search.paging.p50Ratio} the first (p50 ${r.search.paging.later.p50} ms against ${r.search.paging.first.p50} ms; p95 ${r.search.paging.later.p95} against ${r.search.paging.first.p95})`,
+          ]
+        : []),
       ...r.search.goals.map((g) => `Goal: ${g}`),
       'p95 is of searches that ran (the answer cache emptied before each call); "answer kept" is the same call again with the corpus unchanged.',
       `End to end over raw, searchDocumentText project-scoped (p95): ${projectScoped.join('; ')}. Each is the median of its rounds by p95 ratio (the table shows that round). Goal: ≤ 1.3× at 1M chunks`,

@@ -68,13 +68,29 @@ export interface SearchFigure {
   roundP95Ratios: number[];
 }
 
+/** A later page through a cursor against the first page, the same global search. */
+export interface PagingFigure {
+  query: string;
+  /** The later page's number and the hits before it. */
+  page: number;
+  offset: number;
+  first: Latency;
+  later: Latency;
+  /** later p50 / first p50. */
+  p50Ratio: number;
+}
+
 export interface SearchBenchResult {
   chunks: number;
   projects: number;
   loadSeconds: number;
   figures: SearchFigure[];
+  paging: PagingFigure | null;
   goals: string[];
 }
+
+/** The page a later-page figure reads (25 hits a page: hits 101-125). */
+const LATER_PAGE = 5;
 
 const ABOVE_FIVE_PERCENT = 'kitchen';
 
@@ -276,6 +292,57 @@ export async function runSearchBench(opts: {
     };
   }
 
+  /**
+   * A later page against the first: search-document-text over all projects for the 1% term, 25
+   * hits a page, the answer cache emptied before each call, first and later pages interleaved.
+   */
+  async function pagingFigure(): Promise<PagingFigure> {
+    const query = PLANTED.find((t) => t.share === 0.01)!.query;
+    const args = { query, limit: 25 };
+    const page = async (cursor?: string) => {
+      const ctx = await context();
+      const data = await runOperation<{ result: { meta: { next_cursor: string | null } } }>(
+        tools.get('search-document-text')!.operation,
+        cursor ? { ...args, cursor } : { ...args },
+        ctx,
+      );
+      return data.result.meta.next_cursor;
+    };
+    let cursor: string | null = null;
+    for (let i = 1; i < LATER_PAGE; i++) cursor = await asRequest(() => page(cursor ?? undefined));
+    if (!cursor) throw new Error(`"${query}" has fewer than ${LATER_PAGE} pages at this size`);
+    const later = cursor;
+    const first: number[] = [];
+    const next: number[] = [];
+    const n = Math.max(5, Math.ceil(opts.iterations / 4));
+    for (let i = 0; i < n + 2; i++) {
+      forgetSearchAnswers();
+      let t0 = performance.now();
+      await asRequest(() => page());
+      const a = performance.now() - t0;
+      forgetSearchAnswers();
+      t0 = performance.now();
+      await asRequest(() => page(later));
+      const b = performance.now() - t0;
+      // The first two pairs warm up.
+      if (i >= 2) {
+        first.push(a);
+        next.push(b);
+      }
+    }
+    const f = latency(first);
+    const l = latency(next);
+    return {
+      query,
+      page: LATER_PAGE,
+      offset: (LATER_PAGE - 1) * 25,
+      first: f,
+      later: l,
+      p50Ratio: ratio(l.p50, f.p50),
+    };
+  }
+
+  let paging: PagingFigure | null = null;
   const unknown = opts.indexes.filter((kind) => kind !== 'gin' && kind !== 'rum');
   if (unknown.length) throw new Error(`--search-index: unknown index ${unknown.join(', ')} (gin, rum)`);
   try {
@@ -295,6 +362,12 @@ export async function runSearchBench(opts: {
       await pool
         .query('checkpoint')
         .catch((err: Error) => opts.log(`  search: no checkpoint (${err.message})`));
+      if (!paging) {
+        paging = await pagingFigure();
+        opts.log(
+          `  search: [${index}] cursor: page ${paging.page} of "${paging.query}" p50 ${paging.later.p50} ms against the first page's ${paging.first.p50} ms (×${paging.p50Ratio})`,
+        );
+      }
       for (const term of terms) {
         const globalCalls = term.query === ABOVE_FIVE_PERCENT ? 3 : Math.ceil(opts.iterations / 4);
         for (const plan of [
@@ -319,8 +392,10 @@ export async function runSearchBench(opts: {
     projects: layout.projects,
     loadSeconds,
     figures,
+    paging,
     goals: [
       'global searchDocumentText and findProjectsMentioning: p95 ≤ 100 ms for a phrase in 1% of 1M chunks, ≤ 300 ms in 5%',
+      'a later page at 1M chunks costs ≤ 1.2× the first',
       "project-scoped p95 no worse than today's path; every count equal to today's path (exact)",
     ],
     tools,

@@ -114,6 +114,7 @@ describe('MCP tool server with the official SDK client', () => {
       project_id: projectId,
       total_documents: 2,
       include_historical: false,
+      next_cursor: null,
     });
 
     const found = await client.callTool({

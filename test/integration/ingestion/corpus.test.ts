@@ -198,7 +198,7 @@ describe('demo corpus through the ingestion pipeline', () => {
 
     const projectIds: number[] = [];
     for (let page = 1; ; page++) {
-      const listed = await call('list-projects', { page, per_page: 50 });
+      const listed = await call('list-projects', { page, per_page: 25 });
       projectIds.push(...listed.data.map((p) => p.project_id as number));
       if (page >= listed.meta.total_pages) break;
     }
