@@ -355,6 +355,13 @@ maybe(`faults (${reason ?? 'private PostgreSQL and Redis'})`, () => {
       'the limiter to close its circuit',
       30_000,
     );
+    // The log line is written as the circuit closes, but reaches this process through the child's
+    // stdout, which may deliver it after /readyz already says ready.
+    await service.waitFor(
+      async () => service.logged(/^rate-limit store answers again/).length > recoveredBefore,
+      'the recovery to be logged',
+      10_000,
+    );
     expect(service.logged(/^rate-limit store answers again/).length - recoveredBefore).toBe(1);
   }, 300_000);
 
