@@ -19,7 +19,8 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { RequestContext } from '../src/context/context.js';
-import { AppError, codeFromGraphql } from '../src/errors/catalogue.js';
+import { AppError, badInput, codeFromGraphql } from '../src/errors/catalogue.js';
+import { UNSTORABLE_TEXT_RULE, unstorableTextAt } from '../src/errors/text.js';
 import { depthLimit } from '../src/graphql/limits.js';
 import { unavailableError } from '../src/db/availability.js';
 
@@ -181,7 +182,12 @@ function toAppError(error: GraphQLError, retryAfterSeconds: number): AppError {
   if (original instanceof AppError) return original;
   const unavailable = unavailableError(original, retryAfterSeconds);
   if (unavailable) return unavailable;
-  const code = codeFromGraphql(error.extensions?.code, error.extensions?.appCode);
+  // A variable that does not coerce to its type (an Int beyond 2^31-1, a string for a number) is
+  // the caller's bad input: graphql-jit reports it without an extensions code.
+  const coercion = !original && /^Variable "\$\w+"/.test(error.message);
+  const code = coercion
+    ? 'BAD_USER_INPUT'
+    : codeFromGraphql(error.extensions?.code, error.extensions?.appCode);
   if (code === 'INTERNAL') {
     const wrapped = new AppError('INTERNAL');
     wrapped.cause = original ?? error;
@@ -214,6 +220,8 @@ export async function runOperation<T = Record<string, unknown>>(
   // again (a database outage would be waited out twice): the resolvers and null checks are the same
   // on both paths, so is its first error, the one answered, unless serializing would have failed
   // first on a leaf the failure then removed from the answer.
+  const unstorable = unstorableTextAt(variables);
+  if (unstorable !== null) throw badInput(unstorable, UNSTORABLE_TEXT_RULE);
   const { unserialized } = op;
   let result = unserialized ? await unserialized.compiled.query(undefined, ctx, variables) : null;
   if (!result || !unserialized?.canonical(result.data)) {

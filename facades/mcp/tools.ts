@@ -5,6 +5,7 @@ import { inputSchemaFrom, outputSchemaFrom, type JsonSchema } from './tool-schem
 import {
   CONTEXT_WINDOW,
   describeRange,
+  idSchema,
   MAX_QUERY_LENGTH,
   PROJECT_PAGE,
   PROJECTS_MENTIONING_LIMIT,
@@ -79,7 +80,7 @@ const SPECS: Record<
     description: `Searches the text extracted from project PDFs (brochures, features and finishes, price lists, deposit structures, incentives, fact sheets, hot lists) and returns matching chunks with an excerpt, page number and a stable citation. Use it after find-projects-mentioning with a project_id, or across all projects. ${QUERYING} Read around a hit with fetch-document-context.`,
     rules: {
       query: QUERY,
-      project_id: { type: ['integer', 'null'], minimum: 1, description: 'Restrict to one project' },
+      project_id: { ...idSchema('Restrict to one project'), type: ['integer', 'null'] },
       category: CATEGORY,
       include_historical: HISTORICAL,
       limit: rangeSchema(SEARCH_LIMIT, 'Chunks to return'),
@@ -102,7 +103,7 @@ const SPECS: Record<
     description:
       'Inventory of the PDFs of one project, including documents that are not searchable (failed extraction, scanned without text, still pending) with their extraction status, page count and indexing time. Use it to see what a project has published before searching, or to explain why a search found nothing.',
     rules: {
-      project_id: { type: 'integer', minimum: 1 },
+      project_id: idSchema('A project id from list-projects or find-projects-mentioning'),
       category: CATEGORY,
       include_historical: HISTORICAL,
     },
@@ -113,7 +114,7 @@ const SPECS: Record<
     description:
       'Returns the chunks before and after a chunk_id from search-document-text, in document order, with the requested chunk flagged is_center. Use it to read a hit in context before citing it. A chunk_id belongs to one extraction: after a document is re-indexed an old chunk_id answers "not found" - search again for fresh ids.',
     rules: {
-      chunk_id: { type: 'integer', minimum: 1, description: 'A chunk_id from search-document-text' },
+      chunk_id: idSchema('A chunk_id from search-document-text'),
       before: rangeSchema(CONTEXT_WINDOW, 'Chunks before the hit'),
       after: rangeSchema(CONTEXT_WINDOW, 'Chunks after the hit'),
     },

@@ -9,7 +9,7 @@ import {
   PlanErrorSchema,
   ValidationErrorSchema,
 } from './rest.schemas.js';
-import { MAX_LISTINGS } from '../../src/limits.js';
+import { idSchema, MAX_LISTINGS } from '../../src/limits.js';
 
 const json = (schema: z.ZodType) => ({
   'application/json': { schema: outputJsonSchema(schema) },
@@ -73,9 +73,7 @@ export function buildOpenApi(): Record<string, unknown> {
         get: {
           operationId: 'getBuildingLink',
           summary: `Building Link (scope building-links, ${RATE_POLICIES['building-links'].points} requests per minute per key)`,
-          parameters: [
-            { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]{1,10}$' } },
-          ],
+          parameters: [{ name: 'id', in: 'path', required: true, schema: idSchema() }],
           responses: {
             '200': {
               description: "The building's identities and project",

@@ -7,6 +7,7 @@ import { AppError } from '../../src/errors/catalogue.js';
 import { sendJsonText } from '../../src/http/json-bytes.js';
 import { rateHeaders, sendRestError } from '../../src/http/rest-errors.js';
 import { loadOperation, runOperation, type FacadeOperation } from '../operation.js';
+import { idFromText } from '../../src/limits.js';
 import { buildOpenApi } from './openapi.js';
 import { floorPlanMatchValidator } from './request-validation.js';
 
@@ -17,7 +18,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
  * resolver refuses with a 422 after its scope and plan checks, so the spec's order of checks holds.
  */
 function pathId(segment: string): number {
-  return /^\d{1,9}$/.test(segment) ? Number(segment) : 0;
+  return idFromText(segment) ?? 0;
 }
 
 function validationError(error: z.ZodError): AppError {

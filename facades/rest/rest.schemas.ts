@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_LISTINGS } from '../../src/limits.js';
+import { ENTITY_ID, MAX_LISTINGS } from '../../src/limits.js';
 
 /** The Floor Plan Match request envelope: validated here (422 with dotted paths), documented in OpenAPI from the same schema. */
 const area = z.union([
@@ -14,8 +14,8 @@ const area = z.union([
 export const ListingSchema = z
   .object({
     ref: z.string().min(1).max(100).describe('Your reference, echoed in the result'),
-    building_id: z.number().int().positive().max(2_147_483_647).nullish(),
-    project_id: z.number().int().positive().max(2_147_483_647).nullish(),
+    building_id: z.number().int().min(ENTITY_ID.min).max(ENTITY_ID.max).nullish(),
+    project_id: z.number().int().min(ENTITY_ID.min).max(ENTITY_ID.max).nullish(),
     address: z.string().min(1).max(300).nullish(),
     unit_number: z.string().min(1).max(20).nullish(),
     floor: z.number().int().min(-5).max(200).nullish(),

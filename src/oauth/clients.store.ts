@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { OAuthClientSchema } from '../entities/index.js';
+import { unstorableTextAt } from '../errors/text.js';
 
 /** Client ids are the UUIDs the registration handler generates; anything else is unknown without a query. */
 const CLIENT_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -42,27 +43,13 @@ function checkRedirectUri(uri: string, index: number): void {
   }
 }
 
-/** U+0000 and unpaired surrogates (valid in a JSON string escape). */
-// eslint-disable-next-line no-control-regex -- matching NUL is the point
-const UNSTORABLE_RE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** jsonb cannot store NUL or unpaired surrogates; such metadata is refused rather than failing at the database. */
-function hasUnstorableText(value: unknown): boolean {
-  if (typeof value === 'string') return UNSTORABLE_RE.test(value);
-  if (Array.isArray(value)) return value.some(hasUnstorableText);
-  if (value && typeof value === 'object') {
-    return Object.entries(value).some(([k, v]) => UNSTORABLE_RE.test(k) || hasUnstorableText(v));
-  }
-  return false;
-}
-
 /**
  * Server policy applied to a registration the SDK handler has already schema-checked (RFC 7591
  * §3.2.1 lets the server replace requested values). Every client is public: it authenticates with
  * PKCE, not a secret, so no client secret is ever stored or returned.
  */
 export function applyRegistrationPolicy(client: OAuthClientInformationFull): OAuthClientInformationFull {
-  if (hasUnstorableText(client)) {
+  if (unstorableTextAt(client) !== null) {
     throw new InvalidClientMetadataError('metadata must not contain NUL characters or unpaired surrogates');
   }
   const uris = client.redirect_uris;
