@@ -38,8 +38,12 @@ export async function registerOAuth(server: FastifyInstance, deps: AppDeps): Pro
 
   const bridge = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?', 1)[0];
-    if (request.method !== 'GET' && request.method !== 'OPTIONS') {
-      const rate = await chargeAddress(deps, 'oauth', request);
+    // Every request that can store something is charged to its address: GET /oauth/authorize
+    // stores a pending request as much as a POST does.
+    if (request.method !== 'OPTIONS' && (request.method !== 'GET' || path === OAUTH_PATHS.authorize)) {
+      let rate = await chargeAddress(deps, 'oauth', request);
+      if (rate.allowed && request.method === 'POST' && path === OAUTH_PATHS.register)
+        rate = await chargeAddress(deps, 'client-registration', request);
       if (!rate.allowed) {
         const retry = rate.retryAfterSeconds ?? rate.resetSeconds;
         return reply
