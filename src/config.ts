@@ -14,6 +14,24 @@ export const EXTRACTION_DEFAULTS = Object.freeze({
 /** Smallest memory limit an extractor process can start with (Node and pdf.js alone take ~60 MB). */
 export const MIN_EXTRACT_MEMORY_MB = 96;
 
+/** Entropy an operator token must carry, as estimated by estimatedEntropyBits. */
+export const MIN_OPERATOR_TOKEN_BITS = 128;
+
+/**
+ * A conservative estimate of a chosen secret's entropy: its length times log2 of the number of
+ * distinct characters it uses. A generated token (base64 or hex of 32 random bytes) scores well
+ * over 128 bits; a phrase or a repeated pattern does not.
+ */
+export function estimatedEntropyBits(secret: string): number {
+  const distinct = new Set(secret).size;
+  return distinct < 2 ? 0 : [...secret].length * Math.log2(distinct);
+}
+
+/** Addresses only this machine can reach. */
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 /**
  * The one place that reads process.env. Everything is validated at start-up; every problem is
  * reported at once and the process exits non-zero, so a bad deployment fails fast and loudly.
@@ -35,7 +53,17 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_BASE_URL: z.string().url().optional(),
-  PDS_ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  PDS_ADMIN_TOKEN: z
+    .string()
+    .min(24, 'must be at least 24 characters')
+    .refine(
+      (token) => estimatedEntropyBits(token) >= MIN_OPERATOR_TOKEN_BITS,
+      `must carry at least ${MIN_OPERATOR_TOKEN_BITS} bits of entropy (length × log2 of its distinct characters): generate one, e.g. \`openssl rand -base64 32\``,
+    )
+    .optional()
+    .describe(
+      'the operator token (full access to every team): at least 24 characters and 128 bits of entropy. Unset on the embedded database, one is generated for each run and printed; a configured token is never printed',
+    ),
   RATE_LIMIT_STORE: z
     .string()
     .regex(/^(memory|postgres|rediss?:\/\/.+)$/, "must be 'memory', 'postgres' or a redis:// URL")
@@ -49,9 +77,11 @@ const EnvSchema = z.object({
     .positive()
     .default(50 * 1024 * 1024),
   DEMO_SEED: z
-    .enum(['auto', 'off'])
+    .enum(['auto', 'on', 'off'])
     .default('auto')
-    .describe('auto: seed demo data on the first embedded start'),
+    .describe(
+      'demo data (teams, owners with a published password, keys, PDFs) on the embedded database only, never on DATABASE_URL. auto: when HOST is a loopback address (a local try-out); on: whatever HOST is; off: never',
+    ),
   DEMO_CORPUS_PROJECTS: z.coerce.number().int().min(0).max(200).default(12),
   TRUST_PROXY: z
     .string()
@@ -247,7 +277,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     nodeEnv: e.NODE_ENV,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
-    demoSeed: e.DEMO_SEED === 'auto',
+    demoSeed: embedded && (e.DEMO_SEED === 'on' || (e.DEMO_SEED === 'auto' && isLoopbackHost(host))),
     demoCorpusProjects: e.DEMO_CORPUS_PROJECTS,
     trustProxy,
     overload: Object.freeze({

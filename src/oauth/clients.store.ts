@@ -75,10 +75,11 @@ export function applyRegistrationPolicy(client: OAuthClientInformationFull): OAu
   const {
     client_secret: _secret,
     client_secret_expires_at: _expiry,
-    jwks: _jwks,
     jwks_uri: _jwksUri,
-    ...rest
+    ...withKeys
   } = client;
+  const rest = { ...withKeys } as typeof withKeys & { jwks?: unknown };
+  delete rest.jwks;
   const stored = {
     ...rest,
     grant_types: grantTypes,
