@@ -1,5 +1,5 @@
 /**
- * Layering rules (issue 15), run by `npm run lint`: dependencies run downward, from the composition
+ * Layering rules, run by `npm run lint`: dependencies run downward, from the composition
  * roots (src/app.ts, src/main.ts, src/graphql/schema.ts) through the facades and the features to the
  * platform (auth, context, db, errors, graphql, http) and the entities.
  */

@@ -20,6 +20,6 @@ export default {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60000,
   // Three, on 2 cores: much of a test's time is spent waiting on PostgreSQL, child processes and timers,
-  // so a third worker shortens the run (PostgreSQL 128 → 95 s, PGlite 122 → 104 s here).
+  // so a third worker shortens the run on both PostgreSQL and PGlite.
   maxWorkers: 3,
 };

@@ -3,7 +3,7 @@ import { searchVectorLiteral } from '../src/search/lexemes.js';
 import { NORMALIZER_VERSION, normalizeText } from '../src/search/normalize.js';
 
 /**
- * Normalizer 2 (issue 13): numbers are whole (`1,850` and `1 850` are `1850`; `2½` and `2 1/2` are
+ * Normalizer 2: numbers are whole (`1,850` and `1 850` are `1850`; `2½` and `2 1/2` are
  * `2.5`) and a hyphen between words is a space (`soft-close` is `soft close`). Every stored chunk
  * is normalized again from its raw text and its search vector rebuilt, so old and new documents
  * answer the same query the same way.

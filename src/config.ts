@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import type { SearchIndexKind } from './db/search-index.js';
 
 /** PDF extraction limits when the environment sets none (see ExtractionConfig). */
 export const EXTRACTION_DEFAULTS = Object.freeze({
@@ -33,26 +32,60 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * The one place that reads process.env. Everything is validated at start-up; every problem is
- * reported at once and the process exits non-zero, so a bad deployment fails fast and loudly.
+ * Documentation-only facts about a variable, read by the configuration reference generator
+ * (src/docs/config-reference.ts): what an unset variable means when that is not a plain default,
+ * and an example value for `.env.example`.
  */
-const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+interface VariableDoc {
+  unset?: string;
+  example?: string;
+}
+const doc = (meta: VariableDoc) => meta as Record<string, unknown>;
 
-const EnvSchema = z.object({
+/**
+ * Every environment variable the service reads, each written once: its validation, its default
+ * and its `.describe()` text. `docs/operations.md`'s configuration reference and `.env.example`
+ * are generated from this (`npm run docs:emit`; a test fails when they drift), and AppConfig is
+ * the type of what loadConfig builds from it. This is the one place that reads process.env: it
+ * is validated at start-up, every problem is reported at once and the process exits non-zero,
+ * so a bad deployment fails fast and loudly.
+ */
+export const EnvSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
-    .optional(),
+    .optional()
+    .describe('PostgreSQL 15+ connection URL.')
+    .meta(
+      doc({
+        unset: 'embedded PostgreSQL (PGlite) under `DATA_DIR`, with demo data',
+        example: 'postgres://postgres@127.0.0.1:5432/pds',
+      }),
+    ),
   DATABASE_REPLICA_URLS: z
     .string()
     .regex(
       /^postgres(ql)?:\/\/[^,]+(,\s*postgres(ql)?:\/\/[^,]+)*$/,
       'must be a comma-separated list of postgres:// URLs',
     )
-    .optional(),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  PUBLIC_BASE_URL: z.string().url().optional(),
+    .optional()
+    .describe(
+      'Comma-separated PostgreSQL streaming replicas for the reads that tolerate replica lag (search and the catalogue); writes and reads right after a write stay on `DATABASE_URL`. Needs `DATABASE_URL`.',
+    )
+    .meta(
+      doc({
+        unset: 'every read on the primary',
+        example: 'postgres://postgres@replica-1:5432/pds,postgres://postgres@replica-2:5432/pds',
+      }),
+    ),
+  HOST: z.string().min(1).default('127.0.0.1').describe('Listen address.'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe('Listen port (0: any free port).'),
+  PUBLIC_BASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe('External base URL, used in the OAuth metadata, `WWW-Authenticate` and the sign-in cookie.')
+    .meta(doc({ unset: '`http://HOST:PORT`', example: 'https://pds.example.com' })),
   PDS_ADMIN_TOKEN: z
     .string()
     .min(24, 'must be at least 24 characters')
@@ -62,135 +95,283 @@ const EnvSchema = z.object({
     )
     .optional()
     .describe(
-      'the operator token (full access to every team): at least 24 characters and 128 bits of entropy. Unset on the embedded database, one is generated for each run and printed; a configured token is never printed',
+      'Operator token for the operator mutations (`createTeam`, `createApiKey`, …): at least 24 characters and 128 bits of entropy (length × log2 of its distinct characters), e.g. `openssl rand -base64 32`. Never printed by `npm start`.',
+    )
+    .meta(
+      doc({
+        unset: 'no operator on a real database; on the embedded database a token is generated for the run and printed',
+      }),
     ),
   RATE_LIMIT_STORE: z
     .string()
     .regex(/^(memory|postgres|rediss?:\/\/.+)$/, "must be 'memory', 'postgres' or a redis:// URL")
-    .optional(),
-  DATA_DIR: z.string().min(1).default('./.data'),
-  LOG_LEVEL: LogLevel.default('info'),
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    .optional()
+    .describe(
+      'Where rate-limit counters live: `memory` (one process), `postgres` (shared through `DATABASE_URL`) or a `redis://host:port` URL.',
+    )
+    .meta(doc({ unset: '`memory` when embedded, `postgres` otherwise', example: 'redis://127.0.0.1:6379' })),
+  RATE_LIMIT_STORE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(60_000)
+    .optional()
+    .describe('A rate-limit store call slower than this is decided in memory with the same policy.')
+    .meta(doc({ unset: 'Redis `100`, PostgreSQL `1000`' })),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default('./.data')
+    .describe('Where the embedded database and the demo corpus live.'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino log level; secrets are never logged.'),
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'])
+    .default('development')
+    .describe(
+      '`npm start` sets `production`; `development` opens the Apollo Sandbox and introspection to everyone.',
+    ),
   MAX_UPLOAD_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(50 * 1024 * 1024),
+    .default(50 * 1024 * 1024)
+    .describe('Largest accepted PDF upload, in bytes (`PUT /admin/projects/{id}/documents`).'),
   DEMO_SEED: z
     .enum(['auto', 'on', 'off'])
     .default('auto')
     .describe(
-      'demo data (teams, owners with a published password, keys, PDFs) on the embedded database only, never on DATABASE_URL. auto: when HOST is a loopback address (a local try-out); on: whatever HOST is; off: never',
+      'Demo data (teams, owners with the published demo password, keys, PDFs), on the embedded database only, never on `DATABASE_URL`. `auto`: when `HOST` is a loopback address (a local try-out); `on`: whatever `HOST` is; `off`: never.',
     ),
-  DEMO_CORPUS_PROJECTS: z.coerce.number().int().min(0).max(200).default(12),
+  DEMO_CORPUS_PROJECTS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(200)
+    .default(12)
+    .describe('Projects that get generated demo PDFs on an embedded start (0: none).'),
   TRUST_PROXY: z
     .string()
     .optional()
-    .describe('proxy hops to trust (a number) or comma-separated proxy addresses/CIDRs; unset trusts none'),
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
-  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).default(1000),
-  OVERLOAD_MAX_HEAP_BYTES: z.coerce.number().int().min(0).default(0),
-  OVERLOAD_MAX_RSS_BYTES: z.coerce.number().int().min(0).default(0),
-  OVERLOAD_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
-  SEARCHES_IN_FLIGHT_PER_CREDENTIAL: z.coerce.number().int().min(0).max(1000).default(2),
-  SEARCH_CACHE_ENTRIES: z.coerce.number().int().min(0).max(100_000).default(500),
+    .describe(
+      "Behind a load balancer: the proxy hops to trust (`1`) or the proxies' addresses and CIDRs (`10.0.0.0/8,loopback`; `linklocal`, `uniquelocal` too), so the per-address limits see the client's address. `true` is refused.",
+    )
+    .meta(doc({ unset: '`X-Forwarded-For` is ignored', example: '1' })),
+  REQUEST_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(15_000)
+    .describe(
+      'Per-request deadline on every transport, from the first byte; past it the client gets 503 with `Retry-After`.',
+    ),
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1000)
+    .describe('Load shedding: new requests get 503 while the mean event-loop delay is above this (0: off).'),
+  OVERLOAD_MAX_HEAP_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('Load shedding: new requests get 503 while the V8 heap is above this (0: off).'),
+  OVERLOAD_MAX_RSS_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      "Load shedding: new requests get 503 while resident memory is above this (0: off); about 80% of the container's memory limit.",
+    ),
+  OVERLOAD_RETRY_AFTER_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3600)
+    .default(5)
+    .describe('`Retry-After` on shed and timed-out requests, and on every 503.'),
+  SEARCHES_IN_FLIGHT_PER_CREDENTIAL: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(2)
+    .describe(
+      'Searches one credential may run at once in one process; past it a search is refused at once (0: no cap).',
+    ),
   SEARCH_CONCURRENCY: z.coerce
     .number()
     .int()
     .min(0)
     .max(1000)
-    .default(Math.max(1, availableParallelism() - 1)),
+    .optional()
+    .describe(
+      'Searches across all projects running at once in one process, whoever asks; the others wait their turn (0: no cap).',
+    )
+    .meta(doc({ unset: 'one fewer than the cores, at least `1`' })),
+  SEARCH_CACHE_ENTRIES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100_000)
+    .default(500)
+    .describe(
+      'Search answers kept per database pool, given again until a chunk, document, extraction status or project name changes (0: none).',
+    ),
   SEARCH_INDEX: z
     .enum(['gin', 'rum'])
     .default('gin')
-    .describe('the chunk search index: gin, or rum (needs the rum extension on the server)'),
+    .describe(
+      'The chunk search index: `gin`, or `rum` (needs `DATABASE_URL` and the rum extension on the server).',
+    ),
+  EXTRACTION_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(16)
+    .default(2)
+    .describe('Extractions one process runs at once (extractor processes; the queue claims one job more).'),
+  JOB_HEARTBEAT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(3600)
+    .default(20)
+    .describe(
+      'A job whose heartbeat is this old belongs to a dead worker: the supervisor fails it and it is retried.',
+    ),
   EXTRACT_MEMORY_MB: z.coerce
     .number()
     .int()
     .min(MIN_EXTRACT_MEMORY_MB)
     .max(65_536)
-    .default(EXTRACTION_DEFAULTS.maxMemoryMb),
-  /** Extractions one process runs at once (extractor processes; pg-boss job slots are one more): one per core by default. */
-  EXTRACTION_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
-  /** A job whose heartbeat is this old is a dead worker's: failed by the supervisor and retried (pg-boss needs ≥ 10). */
-  JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(20),
-  EXTRACT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(EXTRACTION_DEFAULTS.timeoutMs),
-  EXTRACT_MAX_PAGES: z.coerce.number().int().min(1).default(EXTRACTION_DEFAULTS.maxPages),
-  EXTRACT_MAX_OBJECTS: z.coerce.number().int().min(100).default(EXTRACTION_DEFAULTS.maxObjects),
-  EXTRACT_MAX_TEXT_CHARS: z.coerce.number().int().min(1000).default(EXTRACTION_DEFAULTS.maxTextChars),
-  RATE_LIMIT_STORE_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).optional(),
-  DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
-  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(50).max(600_000).default(3000),
-  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+    .default(EXTRACTION_DEFAULTS.maxMemoryMb)
+    .describe('Operating-system memory limit (`RLIMIT_DATA`) of each PDF extractor process.'),
+  EXTRACT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(3_600_000)
+    .default(EXTRACTION_DEFAULTS.timeoutMs)
+    .describe("Wall-clock budget of one document's extraction."),
+  EXTRACT_MAX_PAGES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(EXTRACTION_DEFAULTS.maxPages)
+    .describe('Documents whose page tree claims more pages fail unread.'),
+  EXTRACT_MAX_OBJECTS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(EXTRACTION_DEFAULTS.maxObjects)
+    .describe('Documents with more PDF objects fail unread.'),
+  EXTRACT_MAX_TEXT_CHARS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(EXTRACTION_DEFAULTS.maxTextChars)
+    .describe('Documents with more extracted text fail.'),
+  DB_POOL_MAX: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(10)
+    .describe(
+      "PostgreSQL connections per process for the service's own statements; the job queue keeps up to 4 more, and a consuming process one more that LISTENs for jobs.",
+    ),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .max(600_000)
+    .default(3000)
+    .describe('How long a query waits for a free pooled connection; past it its request gets 503.'),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .default(10_000)
+    .describe("The server's `statement_timeout` for the service's statements (0: off)."),
 });
+
+type Env = z.infer<typeof EnvSchema>;
 
 export type RateLimitStore = { kind: 'memory' } | { kind: 'postgres' } | { kind: 'redis'; url: string };
 
 /** Fastify's trustProxy: false, a hop count, or the addresses of the proxies whose X-Forwarded-For is believed. */
 export type TrustProxy = false | number | string[];
 
-/** Load shedding (503 before work starts) and the per-request deadline; 0 turns a threshold off. */
-export interface OverloadConfig {
-  readonly requestTimeoutMs: number;
-  readonly maxEventLoopDelayMs: number;
-  readonly maxHeapBytes: number;
-  readonly maxRssBytes: number;
-  readonly retryAfterSeconds: number;
+/** The validated environment as the service uses it: the one mapping from variables to settings. */
+function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitStore) {
+  const publicHost = e.HOST === '0.0.0.0' || e.HOST === '::' ? 'localhost' : e.HOST;
+  return Object.freeze({
+    databaseUrl: e.DATABASE_URL ?? null,
+    /** Streaming replicas for reads that tolerate lag (search, catalogue); empty: all on the primary. */
+    databaseReplicaUrls: Object.freeze(
+      (e.DATABASE_REPLICA_URLS ?? '')
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean),
+    ),
+    embedded: !e.DATABASE_URL,
+    host: e.HOST,
+    port: e.PORT,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, ''),
+    adminToken: e.PDS_ADMIN_TOKEN ?? null,
+    rateLimitStore,
+    /** null: the store's own default (see RATE_LIMIT_STORE_TIMEOUT_MS). */
+    rateLimitStoreTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS ?? null,
+    dataDir: e.DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+    nodeEnv: e.NODE_ENV,
+    maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    demoSeed: !e.DATABASE_URL && (e.DEMO_SEED === 'on' || (e.DEMO_SEED === 'auto' && isLoopbackHost(e.HOST))),
+    demoCorpusProjects: e.DEMO_CORPUS_PROJECTS,
+    trustProxy,
+    /** Load shedding (503 before work starts) and the per-request deadline; 0 turns a threshold off. */
+    overload: Object.freeze({
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      maxEventLoopDelayMs: e.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+      maxHeapBytes: e.OVERLOAD_MAX_HEAP_BYTES,
+      maxRssBytes: e.OVERLOAD_MAX_RSS_BYTES,
+      retryAfterSeconds: e.OVERLOAD_RETRY_AFTER_SECONDS,
+    }),
+    /** See src/context/in-flight.ts. */
+    searchesInFlightPerCredential: e.SEARCHES_IN_FLIGHT_PER_CREDENTIAL,
+    searchConcurrency: e.SEARCH_CONCURRENCY ?? Math.max(1, availableParallelism() - 1),
+    /** See src/search/search-cache.ts. */
+    searchCacheEntries: e.SEARCH_CACHE_ENTRIES,
+    searchIndex: e.SEARCH_INDEX,
+    /** PDF extraction: each extractor process's OS memory limit and what one document may cost. */
+    extraction: Object.freeze({
+      maxMemoryMb: e.EXTRACT_MEMORY_MB,
+      timeoutMs: e.EXTRACT_TIMEOUT_MS,
+      maxPages: e.EXTRACT_MAX_PAGES,
+      maxObjects: e.EXTRACT_MAX_OBJECTS,
+      maxTextChars: e.EXTRACT_MAX_TEXT_CHARS,
+    }),
+    extractionConcurrency: e.EXTRACTION_CONCURRENCY,
+    jobHeartbeatSeconds: e.JOB_HEARTBEAT_SECONDS,
+    /** The PostgreSQL pool (real PostgreSQL only; the embedded engine is one in-process connection). */
+    pool: Object.freeze({
+      poolMax: e.DB_POOL_MAX,
+      acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    }),
+  });
 }
 
-/** PDF extraction: each extractor process's OS memory limit and what one document may cost. */
-export interface ExtractionConfig {
-  readonly maxMemoryMb: number;
-  readonly timeoutMs: number;
-  readonly maxPages: number;
-  readonly maxObjects: number;
-  readonly maxTextChars: number;
-}
-
-/** The PostgreSQL pool (real PostgreSQL only; the embedded engine is one in-process connection). */
-export interface DatabasePoolConfig {
-  readonly poolMax: number;
-  /** How long a query waits for a free pooled connection before its request gets 503 (overload). */
-  readonly acquireTimeoutMs: number;
-  /** The server's `statement_timeout` for the service's statements; 0 turns it off. */
-  readonly statementTimeoutMs: number;
-}
-
-export interface AppConfig {
-  readonly databaseUrl: string | null;
-  /** Streaming replicas for reads that tolerate lag (search, catalogue); empty: all on the primary. */
-  readonly databaseReplicaUrls: readonly string[];
-  readonly embedded: boolean;
-  readonly host: string;
-  readonly port: number;
-  readonly publicBaseUrl: string;
-  readonly adminToken: string | null;
-  readonly rateLimitStore: RateLimitStore;
-  /** A limiter store call slower than this is decided in memory; null: the store's default (Redis 100 ms, PostgreSQL 1000 ms). */
-  readonly rateLimitStoreTimeoutMs: number | null;
-  readonly dataDir: string;
-  readonly logLevel: z.infer<typeof LogLevel>;
-  readonly nodeEnv: 'development' | 'production' | 'test';
-  readonly maxUploadBytes: number;
-  readonly demoSeed: boolean;
-  readonly demoCorpusProjects: number;
-  readonly trustProxy: TrustProxy;
-  readonly overload: OverloadConfig;
-  readonly extraction: ExtractionConfig;
-  /** Extractions one process runs at once (EXTRACTION_CONCURRENCY): its extractor processes; its job slots are one more. */
-  readonly extractionConcurrency: number;
-  /** JOB_HEARTBEAT_SECONDS: how old a job's heartbeat gets before its worker counts as dead. */
-  readonly jobHeartbeatSeconds: number;
-  readonly pool: DatabasePoolConfig;
-  /** Searches one credential may run at once in one process (0: no cap); see src/context/in-flight.ts. */
-  readonly searchesInFlightPerCredential: number;
-  /** Searches running at once in this process, whoever asks (0: no cap); see src/context/in-flight.ts. */
-  readonly searchConcurrency: number;
-  /** Search answers kept per database pool until the corpus changes (0: none); src/search/search-cache.ts. */
-  readonly searchCacheEntries: number;
-  /** The chunk search index (SEARCH_INDEX): RUM verifies phrases in the index; GIN rechecks rows. */
-  readonly searchIndex: SearchIndexKind;
-}
+export type AppConfig = ReturnType<typeof toAppConfig>;
+export type OverloadConfig = AppConfig['overload'];
+export type ExtractionConfig = AppConfig['extraction'];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -256,54 +437,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'RATE_LIMIT_STORE: postgres needs DATABASE_URL (the embedded database is private to one process)',
     ]);
   }
-  const host = e.HOST;
-  const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-  return Object.freeze({
-    databaseUrl: e.DATABASE_URL ?? null,
-    databaseReplicaUrls: Object.freeze(
-      (e.DATABASE_REPLICA_URLS ?? '')
-        .split(',')
-        .map((url) => url.trim())
-        .filter(Boolean),
-    ),
-    embedded,
-    host,
-    port: e.PORT,
-    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, ''),
-    adminToken: e.PDS_ADMIN_TOKEN ?? null,
-    rateLimitStore,
-    rateLimitStoreTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS ?? null,
-    dataDir: e.DATA_DIR,
-    logLevel: e.LOG_LEVEL,
-    nodeEnv: e.NODE_ENV,
-    maxUploadBytes: e.MAX_UPLOAD_BYTES,
-    demoSeed: embedded && (e.DEMO_SEED === 'on' || (e.DEMO_SEED === 'auto' && isLoopbackHost(host))),
-    demoCorpusProjects: e.DEMO_CORPUS_PROJECTS,
-    trustProxy,
-    overload: Object.freeze({
-      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
-      maxEventLoopDelayMs: e.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
-      maxHeapBytes: e.OVERLOAD_MAX_HEAP_BYTES,
-      maxRssBytes: e.OVERLOAD_MAX_RSS_BYTES,
-      retryAfterSeconds: e.OVERLOAD_RETRY_AFTER_SECONDS,
-    }),
-    searchesInFlightPerCredential: e.SEARCHES_IN_FLIGHT_PER_CREDENTIAL,
-    searchConcurrency: e.SEARCH_CONCURRENCY,
-    searchCacheEntries: e.SEARCH_CACHE_ENTRIES,
-    searchIndex: e.SEARCH_INDEX,
-    extraction: Object.freeze({
-      maxMemoryMb: e.EXTRACT_MEMORY_MB,
-      timeoutMs: e.EXTRACT_TIMEOUT_MS,
-      maxPages: e.EXTRACT_MAX_PAGES,
-      maxObjects: e.EXTRACT_MAX_OBJECTS,
-      maxTextChars: e.EXTRACT_MAX_TEXT_CHARS,
-    }),
-    extractionConcurrency: e.EXTRACTION_CONCURRENCY,
-    jobHeartbeatSeconds: e.JOB_HEARTBEAT_SECONDS,
-    pool: Object.freeze({
-      poolMax: e.DB_POOL_MAX,
-      acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
-      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
-    }),
-  });
+  return toAppConfig(e, trustProxy, rateLimitStore);
 }

@@ -8,9 +8,9 @@ export type FloorPlanMatchRequest = z.infer<typeof FloorPlanMatchRequestSchema>;
  * The Floor Plan Match body's validation, compiled once.
  *
  * The zod schema is the contract: OpenAPI documents the body from it and the 422's messages are
- * its own. Checking 100 listings with it took ~0.35 ms, a tenth of a request's CPU; the schema's
- * own JSON Schema (`z.toJSONSchema`, as OpenAPI publishes it) compiled by ajv checks them in
- * ~0.04 ms. So a body is checked by that first, and by what JSON Schema cannot say: each range's
+ * its own. Checking 100 listings with zod costs about a tenth of a request's CPU; the schema's
+ * own JSON Schema (`z.toJSONSchema`, as OpenAPI publishes it) compiled by ajv checks them in a
+ * small fraction of that (the REST section of `npm run bench`). So a body is checked by that first, and by what JSON Schema cannot say: each range's
  * min ≤ max and refs unique (the schema's two refinements). A body that passes is valid by zod too
  * and is used as it is: zod would return an equal copy, since the schema has no transform or
  * default. Any body that does not pass goes to zod, which decides and writes the errors. So the

@@ -120,8 +120,8 @@ export async function registerRest(
       api.get('/openapi.json', () => openapi);
       // Answers are written with JSON.stringify, not a serializer compiled from the response schema
       // (fast-json-stringify): for Floor Plan Match's ~10,000 fields it wrote the answer faster
-      // but as a string of ~10,000 pieces, which then had to be joined to be sent (1.75 against
-      // 1.11 ms of CPU a request in all). The GraphQL document already gives the documented shape,
+      // but as a string of ~10,000 pieces, which then had to be joined to be sent, and cost more
+      // CPU a request in all (the REST section of `npm run bench`). The GraphQL document already gives the documented shape,
       // and the contract test checks answers against the same schema.
       api.get<{ Params: { id: string } }>('/building-links/:id', (request, reply) =>
         run(request, reply, 'building-links', ops.buildingLink, () => ({ id: pathId(request.params.id) })),

@@ -53,8 +53,8 @@ export function createIngestion(
   // EXTRACTION_CONCURRENCY extractions at a time per process, each in an extractor process of its
   // own, and one job slot more: a job claimed ahead, its PDF read, waits for the first extractor to
   // free up, instead of every extractor waiting for the queue's hand-off after each document (the
-  // job's completion, the next fetch and claim: about 10 ms, as long as a one-page PDF's
-  // extraction). Measured on the realistic corpus: 0.72-0.74x raw unpdf against 0.67-0.69x.
+  // job's completion, the next fetch and claim take about as long as a one-page PDF's
+  // extraction; the ingestion section of `npm run bench` shows the gain on the realistic corpus).
   const jobSlots = config.extractionConcurrency + 1;
   const queue: ExtractionQueue = config.databaseUrl
     ? new PgBossQueue(config.databaseUrl, {

@@ -332,8 +332,8 @@ export class PgBossQueue implements ExtractionQueue {
           [EXTRACTION_QUEUE],
         );
       if ((rows[0] as { n: number }).n === 0 && this.running === 0) return;
-      // Often: the bench times a corpus by when this returns (a job takes 5-200 ms; 100 ms here was
-      // up to 5% of a 2 s run), and the count is an index lookup.
+      // Often: the bench times a corpus by when this returns (a slower poll was a visible share of a
+      // short run), and the count is an index lookup.
       await sleep(20);
     }
   }

@@ -4,7 +4,7 @@
  * `under-ground`), and a query pair `soft close` also as `softclose`. Hyphen and space spellings
  * need nothing here: the normalizer makes a hyphen between words a space.
  *
- * Splitting invents words, so it is guarded (issue 13: `therapist` must never find `the rapist`,
+ * Splitting invents words, so it is guarded (`therapist` must never find `the rapist`,
  * `den` never `d en`):
  * - both halves have at least 3 letters, so no stray letter or pair (`d en`, `un der`);
  * - neither half is a closed-class word (articles, pronouns, prepositions, conjunctions,

@@ -9,7 +9,7 @@ import { vocabularyCandidates } from './compounds.js';
  * pure function of the words and of tables fixed at start-up (synonyms, abbreviations, the
  * compound and lexeme rules), and a client asks the same words project after project (the MCP
  * instructions' own sequence: find-projects-mentioning, then search-document-text in each
- * project), so a repeated query skips about 0.2 ms of CPU (README › Hot paths, eleventh session).
+ * project), so a repeated query skips that CPU (the MCP section of `npm run bench`).
  * What the index's vocabulary says of the compound candidates is not kept here: it changes with
  * the `search` generation (src/search/search-cache.ts). Kept values are frozen: they are shared by
  * every search that asks the same words.

@@ -77,7 +77,7 @@ interface ReadPool {
  * A search's statement runner. `prepared` names the statement (by its text), so each connection
  * parses it once and PostgreSQL may keep one generic plan for it: for statements whose plan does
  * not depend on the parameters' values (the fenced project-scoped shapes of matchesSql). Planning
- * a project-scoped search's statement took ~1.1 of its ~1.6 ms on the server.
+ * took most of a project-scoped search's server time.
  */
 type SearchQuery = <T>(sql: string, params: unknown[], prepared?: boolean) => Promise<T[]>;
 
@@ -286,9 +286,9 @@ async function coverage(
  *   checked against the query; the whole-table search index would list every match everywhere.
  * - All projects: both sides of the join are fenced (`offset 0`), planned each on its own and
  *   joined by hashing. Unfenced, the planner chose plans fine for the 4 matches it expected and not
- *   for the ones there were: a lookup of each match's document (55 of 130 ms for a phrase in 1% of
- *   1M chunks), or at 4M chunks every document's chunks read through the extraction index (over
- *   10 s for a word in 18% of them).
+ *   for the ones there were: a lookup of each match's document (most of the time of a phrase in 1% of
+ *   1M chunks), or at 4M chunks every document's chunks read through the extraction index
+ *   (seconds for a word in 18% of them).
  * The rank is computed once per match, below a fence: above it, the window or group between would
  * hold every match's vector (at 1M chunks a phrase in 5% of them spilled 8 MB to disk).
  */
@@ -351,7 +351,7 @@ export const RARE_SHARE = 0.01;
  * the share of chunks each of its most common lexemes is in, from ANALYZE) put all of the query's
  * lexemes together in under RARE_SHARE of the chunks. A lexeme they do not list is rarer than any
  * they do, and counts as 0. Then the index lists few chunks and intersecting them with the
- * project's is cheap (at 1M chunks, a phrase in 0.01% of them: about 2 ms against 15-20 ms for
+ * project's is cheap (at 1M chunks, a phrase in 0.01% of them: several times cheaper than
  * checking the project's 500 chunks); common words make the index list tens of thousands of
  * chunks, and the project's own chunks are cheaper, as they are when there are no statistics
  * (never analyzed). PostgreSQL cannot choose this itself: it multiplies a phrase's word

@@ -9,7 +9,7 @@ import { ratio } from './stats.js';
 import { layoutFor, loadSyntheticChunks } from './synthetic-chunks.js';
 
 /**
- * Issue 12: one client inside its limits cannot take the node down. A flood of common-term
+ * One client inside its limits cannot take the node down. A flood of common-term
  * searches from ONE token, each transport at its own rate limit's pace (MCP 300/min, GraphQL
  * 600/min), fired on schedule whether or not earlier answers came back (as a careless client
  * would), while ordinary clients (other credentials: the "second client") make ordinary calls;

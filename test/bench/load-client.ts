@@ -1,5 +1,5 @@
 /**
- * The flood bench's load clients, in a process of their own (issue 12): requests are fired on
+ * The flood bench's load clients, in a process of their own: requests are fired on
  * schedule and their answers read and classified here, so the server's event loop and RSS carry
  * only the server's work. Started with `fork()`; takes one plan over IPC and sends back every
  * answer's status, latency and outcome.

@@ -3,7 +3,7 @@ import { renderPdf, type Block } from '../../src/demo/corpus/render.js';
 import { AMENITIES, FINISHES, ROOMS } from './synthetic-chunks.js';
 
 /**
- * The multi-page half of the ingestion bench's realistic corpus (issue 17): per project, a
+ * The multi-page half of the ingestion bench's realistic corpus: per project, a
  * brochure of 5 to 40 pages (chapters of prose and feature lists, one chapter a page) and a price
  * list of 5 to 20 pages (a table per floor), laid out by the demo corpus renderer. The demo corpus
  * itself supplies the one-pagers.

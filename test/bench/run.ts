@@ -32,7 +32,7 @@ import { parseSettings, startPrivateServer, type PrivateServer } from './private
 import { measureRoundTrip, type RoundTrip } from './round-trip.js';
 
 /**
- * `npm run bench`: every figure the issues ask for, each against a baseline measured in the same
+ * `npm run bench`: every figure the service's goals name, each against a baseline measured in the same
  * run (machines are noisy; ratios are what compare). Needs PostgreSQL: BENCH_DATABASE_URL or
  * DATABASE_URL (a maintenance database such as .../postgres), else the local default; a fresh
  * database is created for the run and dropped after. Never gates CI.
@@ -45,7 +45,7 @@ import { measureRoundTrip, type RoundTrip } from './round-trip.js';
  *
  * `memory` (not in the default set: it takes --memory-minutes) drives a mixed load (Floor Plan
  * Match, Building Link, MCP search) against the server and samples its RSS once a minute.
- * `flood` (issue 12, not in the default set either) runs with the real rate limits and an
+ * `flood` (not in the default set either) runs with the real rate limits and an
  * ingestion worker: one token floods common-term searches inside its limits while a second
  * client makes ordinary calls, then two decompression bombs at once and a 5 MB-text PDF.
  */
@@ -348,17 +348,17 @@ function cpuLine(c: RunCpu): string {
 const MCP_ROUNDS = 3;
 
 /**
- * Rounds of (route, bare route) in each REST figure. One pair moved Floor Plan Match's ratio
- * between 0.22 and 0.30 in two runs of the same code minutes apart (2026-11-26): the bare route it
- * is divided by ran at 3,872 and 2,620 req/s, as the machine's speed moved between the two halves.
+ * Rounds of (route, bare route) in each REST figure. One pair can move Floor Plan Match's ratio by
+ * a third between two runs of the same code minutes apart: the bare route it is divided by runs
+ * faster or slower as the machine's speed moves between the two halves.
  */
 const REST_ROUNDS = 3;
 
 /**
  * Seconds of unmeasured load on a route before its figures: without it the first measured run
  * carried the process's warm-up (JIT tiering, each pooled connection's first prepared statements)
- * that the runs after it did not (the MCP facade's first round was ×1.82-2.01 in seven runs, its
- * later rounds ×1.23-1.54).
+ * that the runs after it did not (the MCP facade's first round came out well above its later
+ * ones).
  */
 const WARM_UP_SECONDS = 3;
 
@@ -366,7 +366,7 @@ function warmUp(baseUrl: string, request: LoadRequest, connections: number) {
   return autocannon(baseUrl, request, { connections, seconds: WARM_UP_SECONDS });
 }
 
-/** Issue 16's bound on the MCP facade's p95 over the same operation in process. */
+/** The goal's bound on the MCP facade's p95 over the same operation in process. */
 const MCP_P95_GOAL = 1.2;
 
 const MCP_SEARCH_ARGS = (projectId: number) => ({ query: 'quartz countertops', project_id: projectId });
@@ -901,7 +901,7 @@ function formatReport(r: Report): string {
   if (r.flood) {
     const f = r.flood;
     lines.push(
-      `## One client inside its limits (issue 12): ${f.chunks.toLocaleString('en')} chunks, "${f.term}" in ${f.termChunks.toLocaleString('en')} of them, ${f.seconds} s per phase`,
+      `## One client inside its limits: ${f.chunks.toLocaleString('en')} chunks, "${f.term}" in ${f.termChunks.toLocaleString('en')} of them, ${f.seconds} s per phase`,
       `Load average before ${f.loadAverage.before.join(' / ')}, after ${f.loadAverage.after.join(' / ')} (${r.cpus} CPUs).`,
       `Flood: ${f.flood.sent} common-term searches from one token (${f.flood.perSecond}/s, MCP + GraphQL), answers by outcome ${JSON.stringify(f.flood.outcomes)}; an ordinary call was quick again ${f.flood.drainSeconds} s after the flood's last answer.`,
       `| second client (Building Link, ${f.second.clients} API keys of another team at 1.8/s each) | calls | p50 ms | p99 ms | max ms |`,

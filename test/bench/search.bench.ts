@@ -79,10 +79,9 @@ export interface SearchBenchResult {
 const ABOVE_FIVE_PERCENT = 'kitchen';
 
 /**
- * Rounds of a project-scoped figure. A p95 of 200 sub-millisecond calls moves with the machine: the
- * rarest term's ratio was ×1.31 and ×1.79 in two runs of the same code on one machine (2026-11-27),
- * its answer-cache hit, which runs no search at all, at a p95 of 2.4-2.8 ms against 0.7-1.9 for the
- * other terms in the same runs.
+ * Rounds of a project-scoped figure. A p95 of 200 sub-millisecond calls moves with the machine:
+ * two runs of the same code on one machine can give the rarest term's ratio far apart, and even
+ * its answer-cache hit, which runs no search at all, can show a higher p95 than the other terms.
  */
 const SEARCH_ROUNDS = 3;
 
@@ -207,7 +206,7 @@ export async function runSearchBench(opts: {
       // of the table), else three. Project-scoped calls are cheap, and each measured call goes to its
       // own project, so every one of them is warmed: the service goes first for each project, and
       // the raw search after it used to read pages the service had just brought into shared buffers
-      // (one cold project made a p95 of 20 calls 14-24 ms against a p50 of 3-4).
+      // (one cold project made a p95 of 20 calls several times its p50).
       const warm =
         plan.scope === 'project' ? inputs : inputs.slice(0, heavy ? 1 : Math.min(3, inputs.length));
       for (const projectId of warm) {

@@ -9,7 +9,7 @@ import { MAX_EXTRACTION_ATTEMPTS, uploadDocument } from '../../src/ingestion/ing
 import { medianRound, processCpu, ratio, round } from './stats.js';
 
 /**
- * Issue 17: `npm run worker` processes sharing one queue. The documents are stored first (no job
+ * `npm run worker` processes sharing one queue. The documents are stored first (no job
  * yet), the workers started and waited for, then every extraction is queued at once; the time runs
  * from the first job queued to the last extraction finished. Measured with one and with two worker
  * processes, at one extraction at a time per worker (where a second process has a core of its own

@@ -85,7 +85,7 @@ maybe(`faults (${reason ?? 'private PostgreSQL and Redis'})`, () => {
     await redis.stop();
     db.destroy();
     console.log(
-      `issue 11 figures:\n${Object.entries(figures)
+      `fault figures:\n${Object.entries(figures)
         .map(([k, v]) => `  ${k}: ${v}`)
         .join('\n')}`,
     );

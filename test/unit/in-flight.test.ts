@@ -1,7 +1,7 @@
 import { boundedPerCredential, boundedSearch, searchLoad } from '../../src/context/in-flight.js';
 import { AppError } from '../../src/errors/catalogue.js';
 
-/** Issue 12: a credential's searches in flight are capped per process; others are not affected. */
+/** A credential's searches in flight are capped per process; others are not affected. */
 const ctx = (rateKey: string, cap = 2) =>
   ({
     viewer: { credential: { rateKey } },
@@ -47,7 +47,7 @@ describe('searches in flight per credential', () => {
   });
 });
 
-/** Issue 12: at most SEARCH_CONCURRENCY searches run at once per process, whoever asks; the rest wait in turn. */
+/** At most SEARCH_CONCURRENCY searches run at once per process, whoever asks; the rest wait in turn. */
 const searchCtx = (rateKey: string, concurrency: number, signal?: AbortSignal) =>
   ({
     viewer: { credential: { rateKey } },

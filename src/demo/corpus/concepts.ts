@@ -10,7 +10,7 @@ export type ConceptSection =
   'kitchen' | 'interior' | 'bath' | 'building' | 'amenity' | 'incentive' | 'deposit';
 
 /**
- * What a concept's spellings test (issue 13). `catalogue`: everyday features, found by their query
+ * What a concept's spellings test. `catalogue`: everyday features, found by their query
  * through normalization and the synonym file. The others are found by rule, whatever the synonym
  * file says, so every variant must also work as a query and find all the others:
  * `split-word`, one word broken by a space or hyphen (`under ground`); `compound`, hyphen, space
@@ -344,7 +344,7 @@ export const CONCEPTS: readonly Concept[] = [
     variants: ['5% in 90 days'],
     contexts: ['{}'],
   },
-  // Issue 13's families: spellings found by rule, not by the synonym file. Appended, so the
+  // The spelling families: spellings found by rule, not by the synonym file. Appended, so the
   // catalogue's mark characters and the deposit indices in sales.ts stay as they are.
   {
     query: 'underground parking',

@@ -195,7 +195,7 @@ describe('demo corpus through the ingestion pipeline', () => {
     expect(neverNull).toEqual([]);
   }, 120_000);
 
-  describe('ground truth by family (issue 13): recall 100% and no phantom, through the real search', () => {
+  describe('ground truth by family: recall 100% and no phantom, through the real search', () => {
     const history = { historical: true };
     const em = () => t.app.deps.em.fork();
 
@@ -359,7 +359,7 @@ describe('demo corpus through the ingestion pipeline', () => {
     // PGlite has no extensions, so the GIN path is its only one (every other test here runs on it);
     // this test needs PostgreSQL with the rum extension (.ci/run installs it).
     (ON_POSTGRES ? it : it.skip)(
-      'gives the same answers on the GIN and the RUM index paths (issue 17)',
+      'gives the same answers on the GIN and the RUM index paths',
       async () => {
         // The corpus is small enough for a sequential scan: every connection is told that pages read
         // in sequence cost 1,000 times the usual, so that each path's own index answers (the plan is

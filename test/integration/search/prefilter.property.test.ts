@@ -211,7 +211,7 @@ describe.each(backends)('pre-filter covers the post-filter on %s', (_name, open)
     ['quartz; countertops nearby', 'quartz countertops', false],
     ['wine. Fridge', 'wine fridge', false],
     ['a walk-in closet', 'walkin closet', true],
-    // a hyphen between words is a space (issue 13): both spellings are one phrase
+    // a hyphen between words is a space: both spellings are one phrase
     ['quartz-countertops', 'quartz countertops', true],
   ])('%j / %j → post-filter and pre-filter agree on %s', async (doc, query, expected) => {
     await agree(doc, expandQuery(query).terms, expected);

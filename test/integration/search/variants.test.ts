@@ -3,7 +3,7 @@ import { createProject, memberToken } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 /**
- * Issue 13's examples, through /mcp on real extracted PDFs: every spelling of a term finds the
+ * Spelling variants, through /mcp on real extracted PDFs: every spelling of a term finds the
  * same chunks, numbers are whole, a range is not a stove, and expanded_terms shows the spellings.
  */
 let t: TestApp;
@@ -78,7 +78,7 @@ afterAll(async () => {
   await t.close();
 });
 
-describe('search variants (issue 13)', () => {
+describe('search variants', () => {
   it('finds hyphen and space spellings alike, in both directions', async () => {
     const both = [project.Hyphens, project.Spaces].sort();
     // `softclose` too: the joined spelling is in the corpus (project Joined)

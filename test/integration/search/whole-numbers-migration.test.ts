@@ -2,7 +2,7 @@ import { openDatabase, type Database } from '../../../src/db/orm.js';
 import { searchQueryLiteral, searchVectorLiteral } from '../../../src/search/lexemes.js';
 import { NORMALIZER_VERSION, normalizeText } from '../../../src/search/normalize.js';
 
-/** Chunks normalized by normalizer 1 are normalized again from their raw text (issue 13). */
+/** Chunks normalized by normalizer 1 are normalized again from their raw text. */
 describe('migration to whole numbers and hyphens as spaces', () => {
   let db: Database;
   beforeAll(async () => {

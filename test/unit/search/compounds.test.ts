@@ -8,7 +8,7 @@ const vocabulary = new Set(
   ]),
 );
 
-describe('compound spellings (issue 13)', () => {
+describe('compound spellings', () => {
   it.each([
     [['underground'], ['under ground']],
     [['underground parking'], ['under ground parking']],
@@ -54,7 +54,7 @@ describe('compound spellings (issue 13)', () => {
   });
 });
 
-describe('abbreviation periods (issue 13)', () => {
+describe('abbreviation periods', () => {
   it.each([
     [['st. lawrence market'], ['st lawrence market']],
     [['st lawrence market'], ['st. lawrence market']],

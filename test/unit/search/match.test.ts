@@ -122,7 +122,7 @@ describe('buildExcerpt', () => {
   });
 });
 
-describe('numbers are whole in the post-filter (issue 13)', () => {
+describe('numbers are whole in the post-filter', () => {
   const found = (text: string, term: string) =>
     findFirstMatch(normalizeText(text), [normalizeText(term)]) !== null;
 

@@ -288,7 +288,7 @@ describe('tokenForm', () => {
   });
 });
 
-describe('numbers are whole and hyphens are spaces (issue 13)', () => {
+describe('numbers are whole and hyphens are spaces', () => {
   it.each([
     ['1,850 sq. ft.', '1850 square feet'],
     ['1 850 sq ft', '1850 square feet'],

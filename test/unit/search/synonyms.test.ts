@@ -15,7 +15,7 @@ describe('expandQuery', () => {
       '30-inch gas range',
       '30 inch gas range',
       ['30 inch gas ranges'],
-      // a gas stove or cooktop is another appliance (issue 13): never searched for a range
+      // a gas stove or cooktop is another appliance: never searched for a range
       ['30 inch gas stove', '30 inch gas cooktop'],
     ],
     ['30â€³ Gas Range', '30 inch gas range', ['30 inch gas ranges'], ['30 inch gas stove']],

@@ -2,7 +2,7 @@ import { startTestApp, type TestApp } from '../../support/app.js';
 import { createUser } from '../../support/factories.js';
 
 /**
- * Issue 12, bullet 6: failed sign-ins are limited per address AND per account, and the limits are
+ * Failed sign-ins are limited per address AND per account, and the limits are
  * read before the password is hashed. Small budgets make the test short: 4 failures per address,
  * 6 per account (defaults: 30 a minute per address, 10 in 5 minutes per account).
  */

@@ -7,7 +7,7 @@ import { flateBombPdf, textHeavyPdf } from '../../support/hostile-pdf.js';
 import { makePdf } from '../../support/pdf.js';
 
 /**
- * Issue 12, bullet 4: extraction memory is bounded by the operating system. The hostile PDFs are
+ * Extraction memory is bounded by the operating system. The hostile PDFs are
  * made here: a Flate stream of ~4 MB that inflates to 4 GiB, and a document with 5 MB of text.
  */
 let t: TestApp;

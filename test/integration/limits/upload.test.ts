@@ -6,7 +6,7 @@ import { paddedPdf } from '../../support/hostile-pdf.js';
 import { UPLOAD } from '../../support/pdf.js';
 
 /**
- * Issue 12, bullet 5: PDFs up to MAX_UPLOAD_BYTES through PUT /admin/projects/{id}/documents (raw
+ * PDFs up to MAX_UPLOAD_BYTES through PUT /admin/projects/{id}/documents (raw
  * body, no base64 in JSON); the GraphQL mutation stays for small files with a clear error past
  * its real limit. MAX_UPLOAD_BYTES is 6 MB here so a near-limit file stays quick to store.
  */
