@@ -3,6 +3,7 @@ import pg from 'pg';
 import { DatabaseAvailability } from '../../../src/db/availability.js';
 import { PoolAcquireTimeout, runWithWorkSignal, watchPool } from '../../../src/db/pool-watch.js';
 import { createFreshDatabase, type FreshDatabase } from '../../support/database.js';
+import { describeWith } from '../../support/requirements.js';
 
 /**
  * The watched node-postgres pool on a real server: a query of a request that ends is cancelled on
@@ -10,7 +11,7 @@ import { createFreshDatabase, type FreshDatabase } from '../../support/database.
  * connection is an outage logged once. Skipped on PGlite: it is not node-postgres talking to a
  * server (one in-process connection, no cancel protocol, pg_sleep blocks the engine).
  */
-const postgres = process.env.DATABASE_URL ? describe : describe.skip; // reason: needs a PostgreSQL server (DATABASE_URL)
+const postgres = describeWith(!!process.env.DATABASE_URL, 'needs a PostgreSQL server (DATABASE_URL)');
 
 const logged: string[] = [];
 const log = {
