@@ -229,6 +229,12 @@ export const EnvSchema = z.object({
     .describe(
       'The chunk search index: `gin`, or `rum` (needs `DATABASE_URL` and the rum extension on the server).',
     ),
+  EXTRACTION_IN_API: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      '`on`: this API process also runs PDF extraction jobs; `off`: it only serves requests and queues them, for deployments that run `npm run worker` processes (extraction then never competes with request handling on API nodes). `off` needs `DATABASE_URL`.',
+    ),
   EXTRACTION_CONCURRENCY: z.coerce
     .number()
     .int()
@@ -358,6 +364,8 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
       maxObjects: e.EXTRACT_MAX_OBJECTS,
       maxTextChars: e.EXTRACT_MAX_TEXT_CHARS,
     }),
+    /** Whether `npm start` runs extraction jobs in the API process too (EXTRACTION_IN_API). */
+    extractionInApi: e.EXTRACTION_IN_API === 'on',
     extractionConcurrency: e.EXTRACTION_CONCURRENCY,
     jobHeartbeatSeconds: e.JOB_HEARTBEAT_SECONDS,
     /** The PostgreSQL pool (real PostgreSQL only; the embedded engine is one in-process connection). */
@@ -430,6 +438,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (embedded && e.SEARCH_INDEX === 'rum') {
     throw new ConfigError([
       'SEARCH_INDEX: rum needs DATABASE_URL (a PostgreSQL server with the rum extension)',
+    ]);
+  }
+  if (embedded && e.EXTRACTION_IN_API === 'off') {
+    throw new ConfigError([
+      'EXTRACTION_IN_API: off needs DATABASE_URL (workers cannot reach the embedded database, so nothing would extract)',
     ]);
   }
   if (embedded && rateLimitStore.kind === 'postgres') {

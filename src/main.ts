@@ -27,7 +27,7 @@ const { adminToken, generated } = operatorTokenForRun(base, () =>
   generateSecret('key').replace('pds_key_', 'pds_op_'),
 );
 const config: AppConfig = Object.freeze({ ...base, adminToken });
-const app = await createApp(config);
+const app = await createApp(config, { worker: config.extractionInApi });
 installProcessGuards({ log: app.server.log, role: 'api', shutdown: () => app.close() });
 let demo: DemoCredentials | null = null;
 if (config.embedded && config.demoSeed) demo = await seedDemo(app);
