@@ -28,6 +28,7 @@ import { registerUsers, sessionAuth } from './users/users.plugin.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from './ingestion/upload.routes.js';
+import { registerPdfRoutes } from './documents/pdf.routes.js';
 
 export interface App {
   server: FastifyInstance;
@@ -180,6 +181,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerMcp(server, schema, deps);
   await registerRest(server, schema, deps);
   await registerUploadRoutes(server, deps);
+  await registerPdfRoutes(server, deps);
   if (opts.worker ?? true) await ingestion.startWorker();
 
   let closed = false;

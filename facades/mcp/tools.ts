@@ -119,6 +119,21 @@ const SPECS: Record<
       after: rangeSchema(CONTEXT_WINDOW, 'Chunks after the hit'),
     },
   },
+  search: {
+    file: 'search.graphql',
+    title: 'Search project documents (research clients)',
+    description: `Searches the text of project PDFs for a term and returns up to 25 results, each with an id for fetch, a title (document, project, page) and a url that opens the PDF at that page. The same search as search-document-text, in the shape research clients such as ChatGPT connectors use. ${QUERYING}`,
+    rules: { query: QUERY },
+  },
+  fetch: {
+    file: 'fetch.graphql',
+    title: 'Read a search result',
+    description:
+      'Reads a result of search by its id: the matching passage with up to two chunks before and after it (at most about 5,000 characters), its title, the url of the PDF at its page, and where it comes from (document, project, page, stable citation). An id belongs to one extraction: after a document is re-indexed, search again.',
+    rules: {
+      id: { type: 'string', minLength: 1, maxLength: 20, description: 'An id returned by search' },
+    },
+  },
 };
 
 /** Loads and validates every tool's operation and derives its schemas: once, at start-up. */

@@ -8,11 +8,14 @@ import { CONTEXT_WINDOW, describeRange } from '../limits.js';
 import * as documents from './documents.service.js';
 import type { DocumentView, ExtractionView } from './documents.service.js';
 import {
+  ContextChunk,
   DocumentContextResult,
   DocumentType,
   ExtractionType,
   ProjectDocumentsResult,
+  SearchResultDocument,
 } from './documents.types.js';
+import { documentPageUrl, hitTitle } from './pdf-link.js';
 
 /** A project's PDFs and the text around a hit: Pro and Elite (older revisions on Elite only). */
 @Resolver()
@@ -41,6 +44,40 @@ export class DocumentsResolver {
   ): Promise<documents.DocumentContextView> {
     const access = requireDocumentIntelligence(ctx.viewer);
     return documents.documentContext(ctx.em, access, { chunkId, before, after });
+  }
+
+  @Query(() => SearchResultDocument, {
+    description: 'A search result read in full, by the id searchDocumentText gave it (resultId)',
+  })
+  searchResult(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => String) id: string,
+  ): Promise<documents.SearchResultView> {
+    const access = requireDocumentIntelligence(ctx.viewer);
+    return documents.searchResult(ctx.em, access, id);
+  }
+}
+
+/** The address of a search result's PDF page and its heading. */
+@Resolver(() => SearchResultDocument)
+export class SearchResultDocumentResolver {
+  @FieldResolver(() => String, { description: 'The PDF at the page of the hit, for a person to open' })
+  url(@Root() result: documents.SearchResultView, @Ctx() ctx: RequestContext): string {
+    return documentPageUrl(ctx, result.metadata.documentId, result.metadata.pageNumber);
+  }
+
+  @FieldResolver(() => String, { description: 'Document, project and page' })
+  title(@Root() result: documents.SearchResultView): string {
+    return hitTitle(result.metadata);
+  }
+}
+
+/** The address of a context chunk's PDF page. */
+@Resolver(() => ContextChunk)
+export class ContextChunkResolver {
+  @FieldResolver(() => String, { description: "The PDF at this chunk's page, for a person to open" })
+  url(@Root() chunk: documents.ContextChunkView, @Ctx() ctx: RequestContext): string {
+    return documentPageUrl(ctx, chunk.stableCitation.documentId, chunk.pageNumber);
   }
 }
 

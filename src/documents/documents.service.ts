@@ -240,3 +240,122 @@ export async function documentContext(
     },
   };
 }
+
+/** Chunks on each side of a `fetch` result's hit (chunks are at most 1,000 characters). */
+export const FETCH_CONTEXT_CHUNKS = 2;
+
+/** Where a search result comes from. */
+export interface SearchResultMetadataView {
+  documentId: number;
+  documentName: string;
+  projectId: number;
+  projectName: string;
+  category: string;
+  pageNumber: number;
+  chunkId: number;
+  stableCitation: StableCitationView;
+}
+
+/** A search result read in full (the `fetch` tool): the hit and its neighbours as one text. */
+export interface SearchResultView {
+  id: string;
+  text: string;
+  metadata: SearchResultMetadataView;
+}
+
+/**
+ * The text behind a search result id (the chunk id `search` returned, as a string): the hit with
+ * FETCH_CONTEXT_CHUNKS chunks either side, in document order, under the same rules as
+ * fetch-document-context (an older revision's chunk only on Elite).
+ */
+export async function searchResult(
+  em: EntityManager,
+  access: DocumentIntelligenceAccess,
+  id: string,
+): Promise<SearchResultView> {
+  const trimmed = id.trim();
+  if (!/^[1-9]\d{0,9}$/.test(trimmed) || Number(trimmed) > 2147483647)
+    throw badInput('id', 'must be an id returned by search');
+  const chunkId = Number(trimmed);
+  const context = await documentContext(em, access, {
+    chunkId,
+    before: FETCH_CONTEXT_CHUNKS,
+    after: FETCH_CONTEXT_CHUNKS,
+  });
+  const center = context.data.find((c) => c.isCenter)!;
+  const query = await nativeQuery(em, 'read');
+  const [names] = await query<{ document_name: string; project_name: string; category: string }>(
+    `select d.name as document_name, p.name as project_name, d.category
+       from document d join project p on p.id = d.project_id where d.id = $1`,
+    [context.meta.documentId],
+  );
+  return {
+    id: trimmed,
+    text: context.data.map((c) => c.text).join('\n\n'),
+    metadata: {
+      documentId: context.meta.documentId,
+      documentName: names.document_name,
+      projectId: context.meta.projectId,
+      projectName: names.project_name,
+      category: names.category,
+      pageNumber: center.pageNumber,
+      chunkId,
+      stableCitation: center.stableCitation,
+    },
+  };
+}
+
+/** What serving a document's PDF needs before its bytes. */
+export interface DocumentPdfView {
+  id: number;
+  name: string;
+  byteSize: number;
+  contentHash: string;
+  createdAt: Date;
+}
+
+/**
+ * A document whose PDF the caller may open: the latest revision on Pro and Elite, an older one on
+ * Elite only (as search); otherwise NOT_FOUND, so a refused caller learns nothing of it.
+ */
+export async function documentPdf(
+  em: EntityManager,
+  access: DocumentIntelligenceAccess,
+  id: number,
+): Promise<DocumentPdfView> {
+  const query = await nativeQuery(em, 'read');
+  const [row] = await query<{
+    id: number;
+    name: string;
+    byte_size: number;
+    content_hash: string;
+    created_at: Date;
+    is_latest: boolean;
+  }>('select id, name, byte_size, content_hash, created_at, is_latest from document where id = $1', [id]);
+  if (!row || (!row.is_latest && !access.historical)) {
+    throw new AppError('NOT_FOUND', `document ${id} not found`);
+  }
+  return {
+    id: row.id,
+    name: row.name,
+    byteSize: row.byte_size,
+    contentHash: row.content_hash,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+/** Bytes `start` to `end` (inclusive) of a document's PDF, read in the database. */
+export async function documentPdfBytes(
+  em: EntityManager,
+  id: number,
+  start: number,
+  end: number,
+): Promise<Buffer> {
+  const query = await nativeQuery(em, 'read');
+  const [row] = await query<{ part: Uint8Array }>(
+    'select substring(content from $2::int for $3::int) as part from document where id = $1',
+    [id, start + 1, end - start + 1],
+  );
+  if (!row) throw new AppError('NOT_FOUND', `document ${id} not found`);
+  return Buffer.from(row.part.buffer, row.part.byteOffset, row.part.byteLength);
+}

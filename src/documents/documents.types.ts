@@ -7,6 +7,8 @@ import type {
   DocumentView,
   ExtractionView,
   ProjectDocumentsView,
+  SearchResultMetadataView,
+  SearchResultView,
 } from './documents.service.js';
 
 @ObjectType('DocumentListing', { description: 'A PDF of the project, indexed or not' })
@@ -105,4 +107,25 @@ export class DocumentType implements Omit<
   @Field(() => Int) byteSize!: number;
   @Field() contentHash!: string;
   @Field(() => Date) createdAt!: Date;
+}
+
+@ObjectType('SearchResultMetadata', { description: 'Where a search result comes from' })
+export class SearchResultMetadata implements SearchResultMetadataView {
+  @Field(() => Int) documentId!: number;
+  @Field() documentName!: string;
+  @Field(() => Int) projectId!: number;
+  @Field() projectName!: string;
+  @Field() category!: string;
+  @Field(() => Int, { description: 'The page of the hit' }) pageNumber!: number;
+  @Field(() => Int) chunkId!: number;
+  @Field(() => StableCitation) stableCitation!: StableCitation;
+}
+
+@ObjectType('SearchResultDocument', {
+  description: 'A search result read in full: the hit and the chunks around it as one text',
+})
+export class SearchResultDocument implements SearchResultView {
+  @Field({ description: 'The id search returned (a chunk id)' }) id!: string;
+  @Field({ description: 'The hit and up to two chunks either side, in document order' }) text!: string;
+  @Field(() => SearchResultMetadata) metadata!: SearchResultMetadata;
 }

@@ -13,14 +13,16 @@ import {
 import type { RequestContext } from '../context/context.js';
 import { CredentialsResolver } from '../credentials/credentials.resolver.js';
 import {
+  ContextChunkResolver,
   DocumentResolver,
   DocumentsResolver,
   ProjectDocumentsResolver,
+  SearchResultDocumentResolver,
 } from '../documents/documents.resolver.js';
 import { FusionResolver } from '../fusion/fusion.resolver.js';
 import type { FloorPlanListing } from '../fusion/fusion.types.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
-import { SearchResolver } from '../search/search.resolver.js';
+import { ChunkHitResolver, SearchResolver } from '../search/search.resolver.js';
 
 export const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key", "@shareable"])';
@@ -41,6 +43,9 @@ export const RESOLVERS = [
   ProjectResolver,
   BuildingResolver,
   ProjectDocumentsResolver,
+  ChunkHitResolver,
+  SearchResultDocumentResolver,
+  ContextChunkResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | null = null;

@@ -1,9 +1,11 @@
-import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import { requireDocumentIntelligence } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
 import { boundedSearch } from '../context/in-flight.js';
 import * as search from './search.service.js';
-import { FindProjectsMentioningResult, SearchDocumentTextResult } from './search.types.js';
+import { ChunkHit, FindProjectsMentioningResult, SearchDocumentTextResult } from './search.types.js';
+import type { ChunkHitView } from './search.views.js';
+import { documentPageUrl, hitTitle } from '../documents/pdf-link.js';
 import { describeRange, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
 
 const HOW_TO_QUERY =
@@ -51,5 +53,24 @@ export class SearchResolver {
     return boundedSearch(ctx, 'global', () =>
       search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit }),
     );
+  }
+}
+
+/** What a person and a research client need of a hit: an address to open, a heading, an id to fetch. */
+@Resolver(() => ChunkHit)
+export class ChunkHitResolver {
+  @FieldResolver(() => String, { description: 'The PDF at the page of the hit, for a person to open' })
+  url(@Root() hit: ChunkHitView, @Ctx() ctx: RequestContext): string {
+    return documentPageUrl(ctx, hit.documentId, hit.pageNumber);
+  }
+
+  @FieldResolver(() => String, { description: 'Document, project and page' })
+  title(@Root() hit: ChunkHitView): string {
+    return hitTitle(hit);
+  }
+
+  @FieldResolver(() => String, { description: 'The chunk id as a string: the id searchResult reads' })
+  resultId(@Root() hit: ChunkHitView): string {
+    return String(hit.chunkId);
   }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
 type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema };
@@ -70,4 +71,19 @@ export class ContractClient extends Client {
     assertToolResult(args[0].name, result);
     return result;
   }
+}
+
+/** The official SDK client connected to `${baseUrl}/mcp` with a bearer token, results checked as above. */
+export async function connectContractClient(
+  baseUrl: string,
+  token: string,
+  name = 'pds-test',
+): Promise<ContractClient> {
+  const client = new ContractClient({ name, version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
 }

@@ -17,6 +17,8 @@ const TOOLS = [
   'find-projects-mentioning',
   'list-project-documents',
   'fetch-document-context',
+  'search',
+  'fetch',
 ];
 
 beforeAll(async () => {

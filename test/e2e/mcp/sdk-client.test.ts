@@ -1,4 +1,3 @@
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import {
   addMember,
@@ -7,21 +6,15 @@ import {
   createTeam,
   createUser,
 } from '../../support/factories.js';
-import { ContractClient } from '../../support/mcp-contract.js';
+import { connectContractClient, type ContractClient } from '../../support/mcp-contract.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
 let projectId: number;
 
-async function connect(token: string): Promise<ContractClient> {
-  const client = new ContractClient({ name: 'pds-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
+function connect(token: string): Promise<ContractClient> {
+  return connectContractClient(t.url, token, 'pds-test');
 }
 
 beforeAll(async () => {
@@ -82,16 +75,18 @@ afterAll(async () => {
 });
 
 describe('MCP tool server with the official SDK client', () => {
-  it('connects, lists the five tools with schemas, and runs the typical sequence', async () => {
+  it('connects, lists the tools with schemas, and runs the typical sequence', async () => {
     const client = await connect(tokens.pro);
     expect(client.getServerVersion()?.name).toBe('property-data-service');
     expect(client.getInstructions()).toMatch(/find-projects-mentioning/);
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([
+      'fetch',
       'fetch-document-context',
       'find-projects-mentioning',
       'list-project-documents',
       'list-projects',
+      'search',
       'search-document-text',
     ]);
     for (const tool of tools) {
