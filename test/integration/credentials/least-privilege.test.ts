@@ -31,6 +31,31 @@ describe('the failed-credential limit per address', () => {
   });
 });
 
+describe('Document Intelligence through GraphQL', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it.each([[[]], [['building-links', 'floorplan-match']]])(
+    'is refused to an API key of an Elite team with scopes %j',
+    async (scopes) => {
+      const team = await createTeam(t, { plan: 'elite' });
+      const { secret } = await createApiKey(t, team.id, scopes);
+      for (const query of [
+        '{ searchDocumentText(query: "pool", includeHistorical: true) { meta { query } } }',
+        '{ findProjectsMentioning(query: "pool") { meta { query } } }',
+        '{ documentContext(chunkId: 1) { data { chunkId } } }',
+      ]) {
+        const res = await t.gql(query, {}, secret);
+        expect(res.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+        expect(res.errors?.[0]?.message).toMatch(/API keys serve the Fusion REST APIs only/);
+      }
+    },
+  );
+});
+
 describe('the operator token', () => {
   const load = (token: string) => () =>
     loadConfig({ NODE_ENV: 'test', PDS_ADMIN_TOKEN: token, DEMO_SEED: 'off' });
