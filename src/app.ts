@@ -7,8 +7,10 @@ import type { AppDeps } from './context/context.js';
 import { migrateUp, openDatabase, type Database } from './db/orm.js';
 import { ensureSearchIndex } from './db/search-index.js';
 import { configureSearchCache } from './search/search-cache.js';
-import { DatabaseAvailability } from './db/availability.js';
-import { watchPool } from './db/pool-watch.js';
+import { DatabaseAvailability, postgresProbe } from './db/availability.js';
+import { trackBackends } from './db/cancel.js';
+import { observePool } from './metrics/metrics.js';
+import { registerMetrics } from './metrics/metrics.routes.js';
 import {
   createRateLimiter,
   type RATE_POLICIES,
@@ -67,7 +69,7 @@ async function openLimiter(
       store = { kind: 'memory' };
       break;
     case 'postgres': {
-      const pool = await db.orm.em.getConnection().getNativeClient();
+      const pool = await db.requests.em.getConnection().getNativeClient();
       store = { kind: 'postgres', pool };
       break;
     }
@@ -94,7 +96,7 @@ async function probeDatabase(db: Database): Promise<{ ok: true } | { ok: false; 
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      db.orm.em.getConnection().execute('select 1'),
+      db.requests.em.getConnection().execute('select 1'),
       new Promise((_resolve, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${READY_PROBE_MS} ms`)), READY_PROBE_MS);
       }),
@@ -111,10 +113,33 @@ async function probeDatabase(db: Database): Promise<{ ok: true } | { ok: false; 
 export async function createApp(config: AppConfig, opts: AppOptions = {}): Promise<App> {
   const server = buildHttpServer({ config }, { logger: opts.logger, logStream: opts.logStream });
   await registerLoadShedding(server, config.overload);
+  registerMetrics(server, config);
+  // Real PostgreSQL is watched by a probe of its own (src/db/availability.ts); PGlite is in process.
+  const probe = config.databaseUrl ? postgresProbe(config.databaseUrl) : null;
+  const availability = new DatabaseAvailability(server.log, probe, {
+    probeTimeoutMs: Math.max(2000, config.pool.acquireTimeoutMs),
+  });
+  // Once an outage is declared, requests still waiting on the database are answered 503 now.
+  availability.onDown(() =>
+    server.refuseInFlight(
+      `The database is unavailable: retry in ${config.overload.retryAfterSeconds} seconds`,
+    ),
+  );
   const db = await openDatabase(config, {
     pglite: opts.pglite,
-    poolSize: config.pool.poolMax,
-    connectTimeoutMs: Math.max(5000, config.pool.acquireTimeoutMs),
+    requestBounds: {
+      poolMax: config.pool.poolMax,
+      acquireTimeoutMs: config.pool.acquireTimeoutMs,
+      statementTimeoutMs: config.pool.statementTimeoutMs,
+      // A transaction a request left open ends with the request's own deadline.
+      idleInTransactionMs: config.overload.requestTimeoutMs,
+    },
+    onPoolCreated: (pool, role) => {
+      observePool(pool, role);
+      if (role !== 'requests') return;
+      trackBackends(pool);
+      pool.on('error', (err) => availability.suspect(err));
+    },
     log: (message) => server.log.debug({ component: 'mikro-orm' }, stripVTControlCharacters(message)),
   });
   const applied = await migrateUp(db.orm);
@@ -122,15 +147,6 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   const searchIndex = await ensureSearchIndex(db.orm.em, config.searchIndex, !!db.pglite);
   configureSearchCache(config.searchCacheEntries);
   server.log.info({ searchIndex }, 'search index');
-  const availability = new DatabaseAvailability(server.log);
-  // After the migrations, which may run longer than any request's statement should.
-  if (!db.pglite) {
-    watchPool(await db.orm.em.getConnection().getNativeClient(), {
-      availability,
-      acquireTimeoutMs: config.pool.acquireTimeoutMs,
-      statementTimeoutMs: config.pool.statementTimeoutMs,
-    });
-  }
   const limiter = await openLimiter(config, db, server.log, opts.policies);
   const ingestion = createIngestion(db.orm, config, server.log, {
     consume: opts.worker ?? true,
@@ -138,7 +154,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     jobTiming: opts.jobTiming,
   });
   const deps: AppDeps = {
-    em: db.orm.em,
+    em: db.requests.em,
     limiter,
     config,
     log: server.log,
@@ -156,7 +172,10 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   // its database, or the rate-limit store is given up on and limits hold per process.
   server.get('/readyz', async (_req, reply) => {
     const database = await probeDatabase(db);
-    const queue = ingestion.queue.health();
+    // The database answers: an outage still declared, or a queue still marked down, is checked
+    // again now rather than reported from a probe taken while it was away.
+    if (database.ok && availability.current().state === 'down') await availability.check();
+    const queue = database.ok ? await ingestion.queue.check() : ingestion.queue.health();
     const store = limiter.health();
     const checks = {
       database: database.ok ? 'up' : `down: ${database.reason}`,
@@ -195,6 +214,8 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
       await server.close();
       await ingestion.stop();
       await limiter.close();
+      availability.close();
+      probe?.close();
       await db.close();
     },
   };

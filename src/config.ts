@@ -298,14 +298,26 @@ export const EnvSchema = z.object({
     .min(50)
     .max(600_000)
     .default(3000)
-    .describe('How long a query waits for a free pooled connection; past it its request gets 503.'),
+    .describe(
+      "How long a request's statement waits for a free pooled connection, and a new connection may take to open (`connectionTimeoutMillis`); past it its request gets 503. A database probe waits this long too (at least 2 s) before it declares an outage.",
+    ),
   DB_STATEMENT_TIMEOUT_MS: z.coerce
     .number()
     .int()
     .min(0)
     .max(3_600_000)
     .default(10_000)
-    .describe("The server's `statement_timeout` for the service's statements (0: off)."),
+    .describe(
+      "The server's `statement_timeout` for statements serving requests (0: off); the client stops waiting 2 s later. Background work has a pool of its own without it.",
+    ),
+  METRICS_TOKEN: z
+    .string()
+    .min(24, 'must be at least 24 characters')
+    .optional()
+    .describe(
+      'Bearer token a Prometheus scraper sends to read `GET /metrics` (the operator token is accepted too); at least 24 characters.',
+    )
+    .meta(doc({ unset: 'only the operator token reads `/metrics`' })),
 });
 
 type Env = z.infer<typeof EnvSchema>;
@@ -332,6 +344,7 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
     port: e.PORT,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${publicHost}:${e.PORT}`).replace(/\/+$/, ''),
     adminToken: e.PDS_ADMIN_TOKEN ?? null,
+    metricsToken: e.METRICS_TOKEN ?? null,
     rateLimitStore,
     /** null: the store's own default (see RATE_LIMIT_STORE_TIMEOUT_MS). */
     rateLimitStoreTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS ?? null,

@@ -6,6 +6,7 @@ import { createContext, type AppDeps, type RequestContext } from '../../src/cont
 import { AppError } from '../../src/errors/catalogue.js';
 import { sendJsonText } from '../../src/http/json-bytes.js';
 import { runOperation } from '../operation.js';
+import { toolCallTimer } from '../../src/metrics/metrics.js';
 import { JSONRPC, mcpFailure, toolError, type ToolResult } from './errors.js';
 import { loadTools, type Tool } from './tools.js';
 
@@ -83,13 +84,16 @@ function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps
     const variables = args as Record<string, unknown>;
     const validate = validators.get(tool.definition.name)!;
     if (!validate(variables)) return toolError(`Invalid arguments: ${ajvMessage(validate)}`);
+    const done = toolCallTimer(tool.definition.name);
     try {
       const data = await runOperation<{ result: unknown }>(tool.operation, variables, ctx);
+      done('ok');
       return {
         content: [{ type: 'text', text: JSON.stringify(data.result) }],
         structuredContent: data.result,
       };
     } catch (err) {
+      done(err instanceof AppError ? err.code.toLowerCase() : 'internal');
       if (!(err instanceof AppError) || err.code === 'INTERNAL') {
         deps.log.error(
           { err: err instanceof AppError ? (err.cause ?? err) : err, requestId: ctx.requestId },

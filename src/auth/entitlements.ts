@@ -1,4 +1,5 @@
-import { AppError } from '../errors/catalogue.js';
+import { AppError, type AppErrorDetails } from '../errors/catalogue.js';
+import { planRefusals } from '../metrics/metrics.js';
 import type { FusionScope, Plan } from '../entities/enums.js';
 import type { TeamView, Viewer } from './viewer.js';
 
@@ -63,19 +64,25 @@ export function requireScope(viewer: Viewer, scope: FusionScope): void {
   }
 }
 
+/** A plan refusal, counted by policy for /metrics (the Fusion scope, or document-intelligence). */
+function planRefused(policy: string, message: string, details: AppErrorDetails): AppError {
+  planRefusals.inc({ policy });
+  return new AppError('PLAN_UPGRADE_REQUIRED', message, details);
+}
+
 export function requireFusionPlan(viewer: Viewer, scope: FusionScope): void {
   const plan = effectivePlan(viewer);
   if (!FUSION_PLANS.includes(plan)) {
-    throw new AppError(
-      'PLAN_UPGRADE_REQUIRED',
+    throw planRefused(
+      scope,
       `The '${scope}' scope requires a Pro or Elite plan; this team is on ${plan}`,
       { scope, requiredPlans: [...FUSION_PLANS] },
     );
   }
   const standing = viewer.team && standingProblem(viewer.team);
   if (standing) {
-    throw new AppError(
-      'PLAN_UPGRADE_REQUIRED',
+    throw planRefused(
+      scope,
       `The '${scope}' scope requires a Pro or Elite subscription in good standing; this team's ${plan} subscription ${standing}`,
       { scope, requiredPlans: [...FUSION_PLANS] },
     );
@@ -108,16 +115,16 @@ export function requireDocumentIntelligence(viewer: Viewer | null): DocumentInte
   }
   const plan = effectivePlan(v);
   if (!DOCUMENT_INTELLIGENCE_PLANS.includes(plan)) {
-    throw new AppError(
-      'PLAN_UPGRADE_REQUIRED',
+    throw planRefused(
+      'document-intelligence',
       `Document Intelligence is not available on the ${plan} plan: it requires a Pro plan (latest documents) or an Elite plan (latest and historical documents)`,
       { requiredPlans: [...DOCUMENT_INTELLIGENCE_PLANS] },
     );
   }
   const standing = v.team && standingProblem(v.team);
   if (standing) {
-    throw new AppError(
-      'PLAN_UPGRADE_REQUIRED',
+    throw planRefused(
+      'document-intelligence',
       `Document Intelligence requires a Pro or Elite subscription in good standing: this team's ${plan} subscription ${standing}`,
       { requiredPlans: [...DOCUMENT_INTELLIGENCE_PLANS] },
     );

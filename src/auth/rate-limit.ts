@@ -6,8 +6,11 @@ import {
   RateLimiterPostgres,
   RateLimiterRedis,
   RateLimiterRes,
+  RLWrapperTimeouts,
+  type IRateLimiterOptions,
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
+import { rateLimitRefusals } from '../metrics/metrics.js';
 
 export type RatePolicyName =
   | 'building-links'
@@ -127,13 +130,32 @@ function firstConnection(redis: Redis, timeoutMs: number): Promise<void> {
 }
 
 /**
+ * The per-process limiter rate-limiter-flexible calls as `insuranceLimiter` when the store fails or
+ * does not answer within the timeout: each decision it takes for the store marks that call's
+ * options object, so the breaker knows which calls the store did not decide.
+ */
+class StandIn extends RateLimiterMemory {
+  constructor(
+    opts: IRateLimiterOptions,
+    private readonly stoodIn: WeakSet<object>,
+  ) {
+    super(opts);
+  }
+
+  override consume(key: string | number, points?: number, options: { [key: string]: unknown } = {}) {
+    this.stoodIn.add(options);
+    return super.consume(key, points, options);
+  }
+}
+
+/**
  * One limiter for every transport. Counters live in the configured store so that all server
- * processes share them. The store is behind a circuit breaker:
- * - a store call that fails or takes longer than `storeTimeoutMs` is decided by an in-memory
- *   limiter with the same policy (per-key limits then hold per process);
- * - `circuitThreshold` failures in a row open the circuit: from then on every call is decided in
- *   memory at once (no timeout per request), the outage is reported once, and the store is probed
- *   every `probeIntervalMs`; the circuit closes only when a probe gets an answer.
+ * processes share them. Each store limiter is wrapped in rate-limiter-flexible's own
+ * `RLWrapperTimeouts` with an in-memory `insuranceLimiter` of the same policy: a store call that
+ * fails or takes longer than `storeTimeoutMs` is decided in memory (per-key limits then hold per
+ * process). Around that, a circuit breaker: `circuitThreshold` such calls in a row open the circuit,
+ * from then on every call is decided in memory at once (no timeout per request), the outage is
+ * reported once, and the store is probed every `probeIntervalMs`; the first answer closes it.
  */
 export async function createRateLimiter(
   store: RateStoreConfig,
@@ -152,6 +174,8 @@ export async function createRateLimiter(
   };
 
   let redis: Redis | null = null;
+  /** The store client's own last complaint (a refused connection, a reset), for the report. */
+  let lastStoreError: Error | null = null;
   if (store.kind === 'redis') {
     redis = new Redis(store.url, {
       enableOfflineQueue: false,
@@ -161,7 +185,9 @@ export async function createRateLimiter(
       commandTimeout: Math.max(storeTimeoutMs * 10, 1000),
     });
     // Connection errors surface per call (and fall back); an unhandled 'error' event would crash the process.
-    redis.on('error', () => undefined);
+    redis.on('error', (err: Error) => {
+      lastStoreError = err;
+    });
     await firstConnection(redis, Math.max(storeTimeoutMs, 1000));
   }
 
@@ -176,8 +202,8 @@ export async function createRateLimiter(
     sweeper.unref();
   }
 
-  const primary = new Map<RatePolicyName, RateLimiterAbstract>();
-  const fallback = new Map<RatePolicyName, RateLimiterMemory>();
+  const stoodIn = new WeakSet<object>();
+  const limiters = new Map<RatePolicyName, { store: RateLimiterAbstract; memory: RateLimiterMemory }>();
   for (const [name, policy] of Object.entries(policies) as [RatePolicyName, RatePolicy][]) {
     // The prefix namespaces keys per policy, so one credential's mcp and graphql counts never mix.
     const base = {
@@ -185,28 +211,30 @@ export async function createRateLimiter(
       duration: policy.durationSeconds,
       keyPrefix: `${KEY_PREFIX}:${name}`,
     };
-    fallback.set(name, new RateLimiterMemory(base));
+    const memory = new StandIn(base, stoodIn);
+    let shared: RateLimiterAbstract;
     switch (store.kind) {
       case 'memory':
-        primary.set(name, new RateLimiterMemory(base));
-        break;
+        limiters.set(name, { store: new RateLimiterMemory(base), memory });
+        continue;
       case 'postgres':
-        primary.set(
-          name,
-          new RateLimiterPostgres({
-            ...base,
-            storeClient: store.pool,
-            storeType: 'pool',
-            tableName: RATE_LIMIT_TABLE,
-            tableCreated: true,
-            clearExpiredByTimeout: false,
-          }),
-        );
+        shared = new RateLimiterPostgres({
+          ...base,
+          storeClient: store.pool,
+          storeType: 'pool',
+          tableName: RATE_LIMIT_TABLE,
+          tableCreated: true,
+          clearExpiredByTimeout: false,
+        });
         break;
       case 'redis':
-        primary.set(name, new RateLimiterRedis({ ...base, storeClient: redis, rejectIfRedisNotReady: true }));
+        shared = new RateLimiterRedis({ ...base, storeClient: redis, rejectIfRedisNotReady: true });
         break;
     }
+    limiters.set(name, {
+      store: new RLWrapperTimeouts({ limiter: shared, timeoutMs: storeTimeoutMs, insuranceLimiter: memory }),
+      memory,
+    });
   }
 
   /** Answers when the store itself answers (not a counter update): the probe that closes the circuit. */
@@ -223,57 +251,62 @@ export async function createRateLimiter(
   let open: { since: number; reason: string } | null = null;
   let prober: NodeJS.Timeout | null = null;
   let probing = false;
-  const openCircuit = (err: unknown) => {
-    open = { since: Date.now(), reason: err instanceof Error ? err.message : String(err) };
-    tell(() => opts.onStoreError?.(err));
-    prober = setInterval(() => {
-      if (probing) return;
-      probing = true;
-      probe()
-        .then(() => {
-          if (!open) return;
-          open = null;
-          failuresInRow = 0;
-          if (prober) clearInterval(prober);
-          prober = null;
-          tell(opts.onStoreRecovered);
-        })
-        .catch(() => undefined)
-        .finally(() => {
-          probing = false;
-        });
-    }, probeIntervalMs);
-    prober.unref();
+  const probeOnce = () => {
+    if (probing || !open) return;
+    probing = true;
+    probe()
+      .then(() => {
+        if (!open) return;
+        open = null;
+        failuresInRow = 0;
+        if (prober) clearInterval(prober);
+        prober = null;
+        tell(opts.onStoreRecovered);
+      })
+      // The probe's failure says why the store is given up on (a missing table, a refused connection).
+      .catch((err: unknown) => {
+        if (open) open.reason = err instanceof Error ? err.message : String(err);
+      })
+      .finally(() => {
+        probing = false;
+      });
   };
-
-  const fromFallback = async (name: RatePolicyName, key: string, points: number): Promise<RateDecision> => {
-    try {
-      return decide(policies[name], await fallback.get(name)!.consume(key, points), true);
-    } catch (err) {
-      if (err instanceof RateLimiterRes) return decide(policies[name], err, false);
-      throw err;
-    }
+  const openCircuit = () => {
+    const err =
+      lastStoreError ??
+      new Error(
+        `the rate-limit store failed or did not answer within ${storeTimeoutMs} ms, ${threshold} calls in a row`,
+      );
+    open = { since: Date.now(), reason: err.message };
+    tell(() => opts.onStoreError?.(err));
+    probeOnce();
+    prober = setInterval(probeOnce, probeIntervalMs);
+    prober.unref();
   };
 
   return {
     async consume(name, rawKey, points = 1) {
       const policy = policies[name];
       const key = storeKey(rawKey);
-      if (store.kind !== 'memory' && open) return fromFallback(name, key, points);
+      const { store: shared, memory } = limiters.get(name)!;
+      const limiter = open ? memory : shared;
+      const call = {};
+      let res: RateLimiterRes;
+      let allowed = true;
       try {
-        const res = await withTimeout(primary.get(name)!.consume(key, points), storeTimeoutMs);
-        failuresInRow = 0;
-        return decide(policy, res, true);
+        res = await limiter.consume(key, points, call);
       } catch (err) {
-        // rate-limiter-flexible rejects with a RateLimiterRes for "limited" and an Error when the store failed.
-        if (err instanceof RateLimiterRes) {
-          failuresInRow = 0;
-          return decide(policy, err, false);
-        }
-        failuresInRow++;
-        if (failuresInRow >= threshold && !open) openCircuit(err);
-        return fromFallback(name, key, points);
+        // rate-limiter-flexible rejects with a RateLimiterRes for "limited"; anything else is a bug.
+        if (!(err instanceof RateLimiterRes)) throw err;
+        res = err;
+        allowed = false;
+        rateLimitRefusals.inc({ policy: name });
       }
+      if (store.kind !== 'memory' && !open) {
+        if (!stoodIn.has(call)) failuresInRow = 0;
+        else if (++failuresInRow >= threshold) openCircuit();
+      }
+      return decide(policy, res, allowed);
     },
     health() {
       return open ? { state: 'fallback', ...open } : { state: 'ok' };

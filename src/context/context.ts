@@ -7,8 +7,9 @@ import type { Viewer } from '../auth/viewer.js';
 import type { AppConfig } from '../config.js';
 import type { FusionScope } from '../entities/enums.js';
 import { AppError } from '../errors/catalogue.js';
-import { ClientGone, DeadlineExceeded, throwIfAborted } from '../errors/aborted.js';
+import { DatabaseUnavailable, RequestEnded, throwIfAborted } from '../errors/aborted.js';
 import { unavailableError } from '../db/availability.js';
+import { refusals } from '../metrics/metrics.js';
 import { RequestLoaders } from './loaders.js';
 import type { DatabaseAvailability } from '../db/availability.js';
 
@@ -90,7 +91,8 @@ export async function createContext(req: ContextRequest, deps: AppDeps): Promise
   } catch (err) {
     // The deadline and disconnect errors are answered by the HTTP layer; a database that cannot
     // answer (authentication reads it) is the catalogue's 503, never a 500.
-    if (err instanceof DeadlineExceeded || err instanceof ClientGone) throw err;
+    if (err instanceof RequestEnded) throw err;
+    deps.availability.suspect(err);
     throw unavailableError(err, deps.config.overload.retryAfterSeconds) ?? err;
   }
 }
@@ -98,6 +100,11 @@ export async function createContext(req: ContextRequest, deps: AppDeps): Promise
 async function buildContext(req: ContextRequest, deps: AppDeps): Promise<RequestContext> {
   const signal = req.signal ?? NEVER_ABORTED;
   throwIfAborted(signal);
+  // While an outage is declared, nothing is asked of the database: 503 at once.
+  if (deps.availability.current().state === 'down') {
+    refusals.inc({ reason: 'database' });
+    throw unavailableError(new DatabaseUnavailable(), deps.config.overload.retryAfterSeconds)!;
+  }
   const em = deps.em.fork();
   const secret = readBearer(req.authorization, req.transport);
   const session = secret === null && accepts(req.transport, 'session') ? req.session : undefined;

@@ -1,5 +1,6 @@
+import pg from 'pg';
 import { AppError } from '../errors/catalogue.js';
-import { ClientGone, DeadlineExceeded } from '../errors/aborted.js';
+import { RequestEnded } from '../errors/aborted.js';
 
 /**
  * What a database failure means for the request that met it:
@@ -7,7 +8,7 @@ import { ClientGone, DeadlineExceeded } from '../errors/aborted.js';
  *   admin shutdown, a server that stopped answering). This marks an outage.
  * - `busy`: the database is up but this request could not get its turn: the pool had no free
  *   connection within DB_ACQUIRE_TIMEOUT_MS (this node is overloaded), or the statement ran past
- *   DB_STATEMENT_TIMEOUT_MS or was cancelled. The request gets 503, but no outage is declared.
+ *   DB_STATEMENT_TIMEOUT_MS or was cancelled. The request gets 503, but no outage is suspected.
  */
 export type DbFailure = 'unavailable' | 'busy';
 
@@ -30,7 +31,6 @@ const BUSY_CODES = new Set([
   '57014', // query_canceled: statement_timeout, or cancelled because its request ended
   '53300', // too_many_connections
   '55P03', // lock_not_available (lock_timeout)
-  'POOL_ACQUIRE_TIMEOUT', // src/db/pool-watch.ts: no pooled connection free in time
 ]);
 /** node-postgres and pg-pool report these without a code. */
 const UNAVAILABLE_MESSAGES = [
@@ -77,7 +77,7 @@ export function classifyDbError(err: unknown): DbFailure | null {
  */
 export function unavailableError(err: unknown, retryAfterSeconds: number): AppError | null {
   if (err instanceof AppError) return err.code === 'SERVICE_UNAVAILABLE' ? err : null;
-  if (err instanceof DeadlineExceeded || err instanceof ClientGone) {
+  if (err instanceof RequestEnded) {
     return new AppError('SERVICE_UNAVAILABLE', `${err.message}: retry in ${retryAfterSeconds} seconds`, {
       retryAfterSeconds,
     });
@@ -98,38 +98,167 @@ export interface AvailabilityLog {
 
 export type DatabaseHealth = { state: 'up' } | { state: 'down'; since: number; reason: string };
 
+/** Asks the database one question on a connection that no request holds; rejects when it cannot. */
+export type DatabaseProbe = (timeoutMs: number) => Promise<void>;
+
+export interface AvailabilityTiming {
+  /** While up, how often the database is asked (a frozen server answers nothing and fails no request by itself). */
+  heartbeatMs: number;
+  /** While down, how often it is asked again: the first answer ends the outage. */
+  retryMs: number;
+  /** How long a probe may take before it counts as no answer. */
+  probeTimeoutMs: number;
+}
+
+const DEFAULT_TIMING: AvailabilityTiming = { heartbeatMs: 1000, retryMs: 250, probeTimeoutMs: 2000 };
+
 /**
- * Whether this process can reach its database, learnt from the queries it runs (src/db/pool-watch.ts):
- * the first connection failure logs one line and marks the outage, the next success logs its end.
- * A busy pool or a statement timeout is overload, not an outage, and changes nothing here.
+ * Whether this process can reach its database. Only a probe declares an outage: a heartbeat while
+ * up, and at once when a request met a failure that looks like one (`suspect`); so a single broken
+ * connection costs nothing when the server still answers. While down, the probe is repeated and
+ * its first answer ends the outage. One log line for each; `onDown` listeners hear of each outage
+ * (the HTTP layer answers the requests still waiting on the database with 503 then).
+ * Without a probe (the embedded engine) the database is always up.
  */
 export class DatabaseAvailability {
   private health: DatabaseHealth = { state: 'up' };
+  private readonly timing: AvailabilityTiming;
+  private readonly downListeners: ((health: DatabaseHealth) => void)[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private probing: Promise<void> | null = null;
+  private closed = false;
 
-  constructor(private readonly log: AvailabilityLog) {}
+  constructor(
+    private readonly log: AvailabilityLog,
+    private readonly probe: DatabaseProbe | null = null,
+    timing: Partial<AvailabilityTiming> = {},
+  ) {
+    this.timing = { ...DEFAULT_TIMING, ...timing };
+    this.schedule();
+  }
 
   current(): DatabaseHealth {
     return this.health;
   }
 
-  noteFailure(err: unknown): DbFailure | null {
+  /** Called with each outage as it is declared. */
+  onDown(listener: (health: DatabaseHealth) => void): void {
+    this.downListeners.push(listener);
+  }
+
+  /**
+   * A request met `err`: when it looks like an outage, the database is probed now (once, however
+   * many requests suspect it). Returns the failure's class.
+   */
+  suspect(err: unknown): DbFailure | null {
     const failure = classifyDbError(err);
-    if (failure !== 'unavailable') return failure;
-    if (this.health.state === 'up') {
-      const reason = err instanceof Error ? err.message : String(err);
-      this.health = { state: 'down', since: Date.now(), reason };
-      this.log.warn(
-        { err },
-        'database unavailable: requests that need it are answered 503 with Retry-After until it is back',
-      );
-    }
+    if (failure === 'unavailable' && this.health.state === 'up') void this.check();
     return failure;
   }
 
-  noteSuccess(): void {
+  /** Probes now (joining a probe under way); resolves when it has settled the state. */
+  check(): Promise<void> {
+    if (!this.probe) return Promise.resolve();
+    this.probing ??= this.runProbe().finally(() => {
+      this.probing = null;
+    });
+    return this.probing;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private async runProbe(): Promise<void> {
+    try {
+      await this.probe!(this.timing.probeTimeoutMs);
+      this.up();
+    } catch (err) {
+      this.down(err);
+    }
+  }
+
+  private schedule(): void {
+    if (!this.probe || this.closed) return;
+    const delay = this.health.state === 'up' ? this.timing.heartbeatMs : this.timing.retryMs;
+    this.timer = setTimeout(() => {
+      void this.check().finally(() => this.schedule());
+    }, delay);
+    this.timer.unref();
+  }
+
+  private down(err: unknown): void {
+    if (this.health.state === 'down') return;
+    const reason = err instanceof Error ? err.message : String(err);
+    this.health = { state: 'down', since: Date.now(), reason };
+    this.log.warn(
+      { err },
+      'database unavailable: requests that need it are answered 503 with Retry-After until it is back',
+    );
+    for (const listener of this.downListeners) {
+      try {
+        listener(this.health);
+      } catch {
+        // A listener's failure must not keep the outage from being declared.
+      }
+    }
+  }
+
+  private up(): void {
     if (this.health.state === 'up') return;
     const downMs = Date.now() - this.health.since;
     this.health = { state: 'up' };
     this.log.info({ downMs }, 'database available again');
   }
+}
+
+/**
+ * The probe for real PostgreSQL: `select 1` on a connection of its own (a fresh one after any
+ * failure), so neither a full pool nor a connection stuck behind a frozen server answers for the
+ * database. A server that does not answer within `timeoutMs` fails the probe; the verdict waits
+ * for the event loop's pending input first, so a stalled process does not mistake its own delay
+ * for the server's.
+ */
+export function postgresProbe(connectionString: string): DatabaseProbe & { close(): void } {
+  let client: pg.Client | null = null;
+  const drop = () => {
+    const c = client;
+    client = null;
+    if (c) void c.end().catch(() => undefined);
+  };
+  const probe = async (timeoutMs: number) => {
+    const started = Date.now();
+    let settled = false;
+    const ask = (async () => {
+      if (!client) {
+        const fresh = new pg.Client({ connectionString, application_name: 'pds-availability' });
+        fresh.on('error', () => undefined);
+        client = fresh;
+        await fresh.connect();
+      }
+      await client.query('select 1');
+    })().finally(() => {
+      settled = true;
+    });
+    ask.catch(() => undefined);
+    const verdict = new Promise<void>((_resolve, reject) => {
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (!settled) reject(new Error(`no answer within ${Date.now() - started} ms`));
+          }),
+        timeoutMs,
+      );
+      void ask.finally(() => clearTimeout(timer)).catch(() => undefined);
+    });
+    try {
+      await Promise.race([ask, verdict]);
+    } catch (err) {
+      drop();
+      throw err;
+    }
+  };
+  return Object.assign(probe, { close: drop });
 }

@@ -1,15 +1,27 @@
-/** Why a request's work stops early: its deadline passed, or its client went away. */
-export class DeadlineExceeded extends Error {
+/**
+ * Why a request's work stops early: its deadline passed, its client went away, or a database
+ * outage was declared while it waited. The HTTP layer has answered (or nobody listens).
+ */
+export class RequestEnded extends Error {}
+
+export class DeadlineExceeded extends RequestEnded {
   constructor(readonly timeoutMs: number) {
     super(`Request deadline of ${timeoutMs} ms exceeded`);
     this.name = 'DeadlineExceeded';
   }
 }
 
-export class ClientGone extends Error {
+export class ClientGone extends RequestEnded {
   constructor() {
     super('The client closed the connection');
     this.name = 'ClientGone';
+  }
+}
+
+export class DatabaseUnavailable extends RequestEnded {
+  constructor() {
+    super('The database is unavailable');
+    this.name = 'DatabaseUnavailable';
   }
 }
 

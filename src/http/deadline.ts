@@ -1,7 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendUnavailable } from './unavailable.js';
-import { runWithWorkSignal } from '../db/pool-watch.js';
-import { ClientGone, DeadlineExceeded } from '../errors/aborted.js';
+import { refusals } from '../metrics/metrics.js';
+import { runWithWorkSignal } from '../db/cancel.js';
+import { ClientGone, DatabaseUnavailable, DeadlineExceeded } from '../errors/aborted.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,7 +13,18 @@ declare module 'fastify' {
      */
     workSignal: AbortSignal;
   }
+  interface FastifyInstance {
+    /**
+     * Answers every request still running (but /healthz, /readyz and /metrics) with 503 and
+     * `message` now, and aborts its work signal: a database outage was declared, and waiting for
+     * it would only hold them to their deadline.
+     */
+    refuseInFlight(message: string): void;
+  }
 }
+
+/** Answered by their own handlers whatever the database does. */
+const NEVER_REFUSED = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * Every request on every transport gets one deadline and one AbortSignal (`request.workSignal`). When
@@ -25,13 +37,25 @@ export function registerDeadline(
   opts: { timeoutMs: number; retryAfterSeconds: number },
 ): void {
   app.decorateRequest('workSignal', null as unknown as AbortSignal);
+  const running = new Map<FastifyRequest, { reply: FastifyReply; controller: AbortController }>();
+  app.decorate('refuseInFlight', (message: string) => {
+    for (const [request, { reply, controller }] of running) {
+      if (NEVER_REFUSED.has(request.url.split('?', 1)[0])) continue;
+      controller.abort(new DatabaseUnavailable());
+      if (reply.sent || reply.raw.headersSent) continue;
+      refusals.inc({ reason: 'database' });
+      sendUnavailable(request, reply, opts.retryAfterSeconds, message);
+    }
+  });
   app.addHook('onRequest', (request, reply, done) => {
     const controller = new AbortController();
     request.workSignal = controller.signal;
+    running.set(request, { reply, controller });
     const timer = setTimeout(() => {
       controller.abort(new DeadlineExceeded(opts.timeoutMs));
       if (!reply.sent && !reply.raw.headersSent) {
         request.log.warn({ timeoutMs: opts.timeoutMs }, 'request deadline exceeded');
+        refusals.inc({ reason: 'deadline' });
         sendUnavailable(
           request,
           reply,
@@ -43,6 +67,7 @@ export function registerDeadline(
     // 'close' on the response comes after it finished or when the connection dropped before that.
     reply.raw.once('close', () => {
       clearTimeout(timer);
+      running.delete(request);
       if (!reply.raw.writableFinished && !controller.signal.aborted) controller.abort(new ClientGone());
     });
     // The database layer reads the signal from here: a query running when it aborts is cancelled.

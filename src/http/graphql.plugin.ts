@@ -12,7 +12,7 @@ import {
   operationComplexity,
   selectsIntrospection,
 } from '../graphql/limits.js';
-import { ClientGone, DeadlineExceeded } from '../errors/aborted.js';
+import { RequestEnded } from '../errors/aborted.js';
 import { unavailableError } from '../db/availability.js';
 import { storableTextLiterals, UNSTORABLE_TEXT_RULE, unstorableTextAt } from '../errors/text.js';
 
@@ -55,7 +55,7 @@ export function formatGraphQLError(deps: AppDeps) {
       return { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } };
     }
     // The request's deadline passed or its client left: the HTTP layer has answered (or nobody listens).
-    if (original instanceof DeadlineExceeded || original instanceof ClientGone) {
+    if (original instanceof RequestEnded) {
       return { message: original.message, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE' } };
     }
     // The database cannot answer now: a retryable 503 (unavailablePlugin sets the status), not a 500.

@@ -2,12 +2,13 @@ import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
 import type { OverloadConfig } from '../config.js';
 import { sendUnavailable } from './unavailable.js';
+import { refusals } from '../metrics/metrics.js';
 
 /** Liveness must say "alive" while the node sheds load, or an orchestrator would restart a busy node. */
 /** Often enough that a stall is seen within a fraction of a second. */
 const SAMPLE_INTERVAL_MS = 250;
 
-const NEVER_SHED = new Set(['/healthz']);
+const NEVER_SHED = new Set(['/healthz', '/metrics']);
 
 /**
  * Sheds load before any work starts (an onRequest hook, ahead of body parsing and the context):
@@ -33,6 +34,7 @@ export async function registerLoadShedding(app: FastifyInstance, overload: Overl
     pressureHandler: (request, reply, type, value) => {
       if (!armed || NEVER_SHED.has(request.url.split('?', 1)[0])) return undefined;
       request.log.warn({ pressure: type, value }, 'shedding load');
+      refusals.inc({ reason: 'overload' });
       sendUnavailable(
         request,
         reply,

@@ -4,6 +4,7 @@ import { EXTRACTION_DEFAULTS, type AppConfig, type ExtractionConfig } from '../c
 import { closeExtractors, extractPdf } from './extract.js';
 import { processExtraction, unfinishedExtractions, type Extractor } from './ingest.service.js';
 import { InProcessQueue, PgBossQueue, type ExtractionQueue, type JobTiming } from './queue.js';
+import { extractionDuration, extractions, metrics } from '../metrics/metrics.js';
 
 declare module '../context/context.js' {
   interface AppDeps {
@@ -23,6 +24,21 @@ export interface Ingestion {
   reconcile(): Promise<number>;
   stop(): Promise<void>;
 }
+
+/** The queue /metrics reads its depth from: the last one created in this process (one per app). */
+let measured: ExtractionQueue | null = null;
+metrics.gauge(
+  'pds_extraction_queue_jobs',
+  'Extraction jobs waiting (queued or due for a retry) and running, as the queue reports them',
+  ['state'],
+  async function () {
+    const depth = await measured?.depth().catch(() => null);
+    this.reset();
+    if (!depth) return;
+    this.set({ state: 'queued' }, depth.queued);
+    this.set({ state: 'active' }, depth.active);
+  },
+);
 
 /** How often a consuming process looks for extractions without a live job. */
 export const RECONCILE_INTERVAL_MS = 30_000;
@@ -69,6 +85,7 @@ export function createIngestion(
         },
       })
     : new InProcessQueue({ concurrency: jobSlots });
+  measured = queue;
   const extractor = opts.extractor ?? extractorFor(config.extraction, config.extractionConcurrency);
   let reconciler: NodeJS.Timeout | null = null;
   const reconcile = async () => {
@@ -83,11 +100,17 @@ export function createIngestion(
     async startWorker() {
       await queue.start(async (extractionId) => {
         const started = Date.now();
+        const counted = (outcome: string) => {
+          extractions.inc({ outcome });
+          extractionDuration.observe({ outcome }, (Date.now() - started) / 1000);
+        };
         try {
           const status = await processExtraction(orm.em.fork(), extractionId, extractor);
           log.info({ extractionId, status, ms: Date.now() - started }, 'extraction finished');
+          counted(String(status));
         } catch (err) {
           log.warn({ err, extractionId }, 'extraction attempt failed; it will be retried');
+          counted('retry');
           throw err;
         }
       });

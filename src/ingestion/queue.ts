@@ -20,6 +20,13 @@ export interface ExtractionQueue {
   withoutLiveJob(extractionIds: number[]): Promise<number[]>;
   /** For /readyz: `down` with the reason while the queue cannot reach its database. */
   health(): QueueHealth;
+  /**
+   * The health, asked of the database afresh when it says `down`: a queue whose database answers
+   * again is `up` now (consumption resumes at once), not at the end of its recovery's backoff.
+   */
+  check(): Promise<QueueHealth>;
+  /** Jobs waiting (queued, retries coming due) and running, for /metrics; null when unknown now. */
+  depth(): Promise<{ queued: number; active: number } | null>;
 }
 
 export type QueueHealth = { state: 'up' | 'starting' } | { state: 'down'; reason: string };
@@ -78,6 +85,9 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     );
   });
 
+/** How long /readyz waits for the queue's database to answer a `down` queue's check. */
+const CHECK_TIMEOUT_MS = 500;
+
 function reasonOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -99,6 +109,7 @@ export class PgBossQueue implements ExtractionQueue {
   private readonly workerIds: string[] = [];
   private readonly stopping = new AbortController();
   private healthState: QueueHealth = { state: 'starting' };
+  private retryNow = new AbortController();
   private readonly timing: JobTiming;
 
   constructor(
@@ -120,6 +131,36 @@ export class PgBossQueue implements ExtractionQueue {
   }
 
   health(): QueueHealth {
+    return this.healthState;
+  }
+
+  async depth(): Promise<{ queued: number; active: number } | null> {
+    const boss = this.boss;
+    if (!boss || this.healthState.state === 'down') return null;
+    const queue = await boss.getQueue(EXTRACTION_QUEUE);
+    return queue ? { queued: queue.queuedCount, active: queue.activeCount } : null;
+  }
+
+  async check(): Promise<QueueHealth> {
+    const boss = this.boss;
+    if (this.healthState.state !== 'down' || !boss) return this.healthState;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        boss.getDb().executeSql('select 1'),
+        new Promise((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error('no answer')), CHECK_TIMEOUT_MS);
+        }),
+      ]);
+    } catch {
+      return this.healthState;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.markUp();
+    // The recovery loop, if it is between attempts, tries now.
+    this.retryNow.abort();
+    this.retryNow = new AbortController();
     return this.healthState;
   }
 
@@ -293,7 +334,10 @@ export class PgBossQueue implements ExtractionQueue {
     this.recovering = true;
     void (async () => {
       for (let attempt = 0; !this.stopping.signal.aborted; attempt++) {
-        await sleep(backoffMs(attempt, 15_000), this.stopping.signal);
+        await sleep(
+          backoffMs(attempt, 15_000),
+          AbortSignal.any([this.stopping.signal, this.retryNow.signal]),
+        );
         if (this.stopping.signal.aborted) break;
         try {
           if (this.boss) await this.boss.getDb().executeSql('select 1');
@@ -367,6 +411,14 @@ export class InProcessQueue implements ExtractionQueue {
 
   health(): QueueHealth {
     return { state: 'up' };
+  }
+
+  check(): Promise<QueueHealth> {
+    return Promise.resolve(this.health());
+  }
+
+  depth(): Promise<{ queued: number; active: number }> {
+    return Promise.resolve({ queued: this.pending.length, active: this.active });
   }
 
   enqueue(extractionId: number): Promise<void> {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { lexemesOf, searchQueryLiteral } from './lexemes.js';
 import { plainSpellings } from './spellings.js';
 import { surfaceForms } from './surface-forms.js';
@@ -16,33 +17,34 @@ import { vocabularyCandidates } from './compounds.js';
  */
 
 /**
- * Each cache keeps at most 1,000 entries and 1,000,000 characters of keys and values together,
- * dropping the oldest first. A common query weighs a few hundred characters; the heaviest a
- * 200-character query can make (many synonym-bearing words: 128 spellings) about 100,000, so
- * unique hostile queries hold at most a few MB here, whatever they are.
+ * Each cache (an `lru-cache`, weighed by characters) keeps at most 1,000 entries and 1,000,000
+ * characters of keys and values together, dropping the least recently used first. A common query
+ * weighs a few hundred characters; the heaviest a 200-character query can make (many
+ * synonym-bearing words: 128 spellings) about 100,000, so unique hostile queries hold at most a
+ * few MB here, whatever they are.
  */
 const MAX_ENTRIES = 1000;
 const MAX_CHARACTERS = 1_000_000;
 
 const characters = (texts: readonly string[]) => texts.reduce((sum, text) => sum + text.length, 0);
 
-class Kept<V> {
-  private readonly entries = new Map<string, { value: V; weight: number }>();
-  private weight = 0;
+class Kept<V extends object> {
+  private readonly entries: LRUCache<string, V>;
 
-  constructor(private readonly weigh: (value: V) => number) {}
+  constructor(weigh: (value: V) => number) {
+    this.entries = new LRUCache<string, V>({
+      max: MAX_ENTRIES,
+      maxSize: MAX_CHARACTERS,
+      // lru-cache wants a positive size: an empty query with no forms still takes a slot.
+      sizeCalculation: (value, key) => Math.max(1, key.length + weigh(value)),
+    });
+  }
 
   get(key: string, make: () => V): V {
-    const kept = this.entries.get(key);
-    if (kept) return kept.value;
-    const value = make();
-    const weight = key.length + this.weigh(value);
-    this.entries.set(key, { value, weight });
-    this.weight += weight;
-    for (const [oldest, entry] of this.entries) {
-      if (this.entries.size <= MAX_ENTRIES && this.weight <= MAX_CHARACTERS) break;
-      this.entries.delete(oldest);
-      this.weight -= entry.weight;
+    let value = this.entries.get(key);
+    if (value === undefined) {
+      value = make();
+      this.entries.set(key, value);
     }
     return value;
   }

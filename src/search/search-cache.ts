@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { isLater, type Generations } from '../db/generation.js';
 
 /**
@@ -44,24 +45,17 @@ function later(a: AnswerGenerations, b: AnswerGenerations): boolean {
   return isLater(a.search, b.search) || isLater(a.catalogue, b.catalogue);
 }
 
+/**
+ * The answers kept under one pair of generations, least recently used dropped first (`lru-cache`,
+ * at most `capacity` answers). The generation tagging is ours: a newer generation empties it.
+ */
 class SearchCache {
   private generation: AnswerGenerations | null = null;
-  private readonly entries = new Map<string, unknown>();
-  private epoch = epoch;
+  private entries: LRUCache<string, object> | null = null;
+  private epoch = -1;
 
   get(generation: AnswerGenerations, key: string): unknown {
-    if (this.epoch !== epoch) {
-      this.epoch = epoch;
-      this.entries.clear();
-    }
-    if (!this.same(generation)) return undefined;
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      // Most recently used last: the first entry is the one dropped when the cache is full.
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
+    return this.same(generation) ? this.kept().get(key) : undefined;
   }
 
   set(generation: AnswerGenerations, key: string, value: unknown): void {
@@ -70,11 +64,18 @@ class SearchCache {
       // another search has already seen) is not kept; a newer one starts the cache afresh.
       if (this.generation && !later(generation, this.generation)) return;
       this.generation = generation;
-      this.entries.clear();
+      this.kept().clear();
     }
-    if (capacity === 0) return;
-    this.entries.set(key, value);
-    if (this.entries.size > capacity) this.entries.delete(this.entries.keys().next().value!);
+    if (capacity > 0) this.kept().set(key, value as object);
+  }
+
+  /** The entries, made afresh (empty, at the capacity now configured) after configureSearchCache. */
+  private kept(): LRUCache<string, object> {
+    if (this.epoch !== epoch || !this.entries) {
+      this.epoch = epoch;
+      this.entries = new LRUCache<string, object>({ max: Math.max(1, capacity) });
+    }
+    return this.entries;
   }
 
   private same(generation: AnswerGenerations): boolean {

@@ -3,6 +3,7 @@ import { requireDocumentIntelligence } from '../auth/entitlements.js';
 import type { RequestContext } from '../context/context.js';
 import { boundedSearch } from '../context/in-flight.js';
 import * as search from './search.service.js';
+import { searchDuration, secondsSince } from '../metrics/metrics.js';
 import { ChunkHit, FindProjectsMentioningResult, SearchDocumentTextResult } from './search.types.js';
 import type { ChunkHitView } from './search.views.js';
 import { documentPageUrl, hitTitle } from '../documents/pdf-link.js';
@@ -10,6 +11,16 @@ import { describeRange, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limit
 
 const HOW_TO_QUERY =
   'Matching is exact keyword plus synonyms (hyphen, quote, spacing and plural variants), not natural language: search concrete terms ("quartz countertops", "30 inch gas range"), try a few variants and merge results; 0 matches after a few variants means the term is not mentioned.';
+
+/** A search's own time (after its turn, when it had to wait for one), by kind, for /metrics. */
+async function timed<T>(kind: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    searchDuration.observe({ kind }, secondsSince(started));
+  }
+}
 
 /** Document Intelligence: Pro searches latest documents, Elite also older revisions; lower plans get a permission error. */
 @Resolver()
@@ -28,13 +39,15 @@ export class SearchResolver {
   ): Promise<SearchDocumentTextResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
     return boundedSearch(ctx, projectId ? 'project' : 'global', () =>
-      search.searchDocumentText(ctx.em, access, {
-        query,
-        projectId,
-        category,
-        includeHistorical,
-        limit,
-      }),
+      timed(projectId ? 'documents-in-project' : 'documents-everywhere', () =>
+        search.searchDocumentText(ctx.em, access, {
+          query,
+          projectId,
+          category,
+          includeHistorical,
+          limit,
+        }),
+      ),
     );
   }
 
@@ -51,7 +64,9 @@ export class SearchResolver {
   ): Promise<FindProjectsMentioningResult> {
     const access = requireDocumentIntelligence(ctx.viewer);
     return boundedSearch(ctx, 'global', () =>
-      search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit }),
+      timed('projects-mentioning', () =>
+        search.findProjectsMentioning(ctx.em, access, { query, category, includeHistorical, limit }),
+      ),
     );
   }
 }

@@ -8,8 +8,7 @@ import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../li
 import { validateCategory, validateRange } from '../errors/validate.js';
 import { queryWords, termForms, type QueryWords } from './query-forms.js';
 import { keepAnswer, keptAnswer, knownSpellings, learnSpellings } from './search-cache.js';
-import { onConnection } from '../db/native.js';
-import { statementBound } from '../db/pool-watch.js';
+import { onConnection, queryOn, statementTimeoutOf } from '../db/native.js';
 import { GENERATION_COLUMNS, generationsFor, noteGenerations, type GenerationRow } from '../db/generation.js';
 import { buildExcerpt, findFirstMatch } from './match.js';
 import { rawOffsets } from './raw-offsets.js';
@@ -122,8 +121,8 @@ function deadlineError(err: unknown): unknown {
  * - no round trip when its answer was kept under the request's own generations (read once per
  *   request after it arrived: src/search/search-cache.ts);
  * - one statement when the vocabulary's answer for its compound spellings is known at the
- *   request's search generation and the connection's own deadline (DB_STATEMENT_TIMEOUT_MS, set
- *   by src/db/pool-watch.ts for a request's connections) is the search's: the statement reads the
+ *   request's search generation and the connection's own deadline (DB_STATEMENT_TIMEOUT_MS, the
+ *   requests' pool's `statement_timeout`: src/db/orm.ts) is the search's: the statement reads the
  *   generations with its rows, and its answer stands only if they show the same vocabulary;
  * - otherwise (and when that check fails) three round trips in a read-only repeatable-read
  *   transaction (inTransaction).
@@ -140,7 +139,7 @@ async function readSnapshot<T>(
   if (kept !== undefined) return kept;
   const pool = (await em.getConnection('read').getNativeClient()) as ReadPool;
   const known = knownSpellings(primary, requested.search, words.candidates);
-  if (known && statementBound(pool) === SEARCH_STATEMENT_TIMEOUT_MS) {
+  if (known && statementTimeoutOf(pool) === SEARCH_STATEMENT_TIMEOUT_MS) {
     const terms = withCompounds(words.plain, known);
     const answer = await oneStatement(em, primary, pool, key, requested.search, terms, work);
     if (answer) return answer.value;
@@ -165,7 +164,7 @@ async function oneStatement<T>(
 ): Promise<{ value: T } | undefined> {
   let snapshot: GenerationRow | undefined;
   const query: SearchQuery = async <R>(sql: string, params: unknown[], prepared?: boolean) => {
-    const { rows } = await pool.query(statement(sql, params, prepared));
+    const { rows } = await queryOn(pool, statement(sql, params, prepared));
     const first = rows[0] as Partial<GenerationRow> | undefined;
     if (first?.search_generation !== undefined) snapshot = first as GenerationRow;
     return rows as R[];

@@ -10,7 +10,7 @@ import { findFirstMatch } from '../../src/search/match.js';
 import { forgetSearchAnswers } from '../../src/search/search-cache.js';
 import { tokenForm } from '../../src/search/normalize.js';
 import { expandQuery } from '../../src/search/synonyms.js';
-import { runWithWorkSignal } from '../../src/db/pool-watch.js';
+import { runWithWorkSignal } from '../../src/db/cancel.js';
 import { ensureSearchIndex, SearchIndexError, type SearchIndexKind } from '../../src/db/search-index.js';
 import { latency, medianRound, prng, ratio, type Latency } from './stats.js';
 import { layoutFor, loadLegacyChunks, loadSyntheticChunks, PLANTED } from './synthetic-chunks.js';

@@ -234,6 +234,80 @@ maybe(`faults (${reason ?? 'private PostgreSQL and Redis'})`, () => {
     );
   }, 300_000);
 
+  it('PostgreSQL frozen for 10 s: once the outage is declared, new requests get 503 at once and waiting ones 503, never a late 200; /readyz is ready within a second of PostgreSQL answering', async () => {
+    const name = 'pg-freeze-10s';
+    const declaredBefore = service.logged(/^database unavailable/).length;
+    load.phase = `${name}:before`;
+    await sleepMs(2000);
+    load.phase = `${name}:down`;
+    db.freeze();
+    const frozenAt = Date.now();
+    await service.waitFor(
+      () => service.logged(/^database unavailable/).length > declaredBefore,
+      'the outage to be declared',
+      10_000,
+    );
+    const declaredAt = service.logged(/^database unavailable/).at(-1)!.time;
+    await sleepMs(Math.max(0, 10_000 - (Date.now() - frozenAt)));
+    load.phase = `${name}:recovering`;
+    db.resume();
+    const resumedAt = Date.now();
+    // When PostgreSQL answers again, then when /readyz says ready (not degraded).
+    await db.query('select 1');
+    const answeringAt = Date.now();
+    let readyAt = 0;
+    while (!readyAt && Date.now() - answeringAt < 15_000) {
+      const res = await fetch(`${service.url}/readyz`).catch(() => null);
+      const body = res ? ((await res.json()) as { status?: string }) : null;
+      if (res?.status === 200 && body?.status === 'ready') readyAt = Date.now();
+      else await sleepMs(50);
+    }
+    await service.waitFor(
+      () => load.recoveredAt(resumedAt) !== null,
+      `${name}: every transport answering again`,
+      60_000,
+    );
+    load.phase = `${name}:after`;
+    await sleepMs(3000);
+
+    const frozen = load.samples.filter((x) => x.phase === `${name}:down` && x.sentAt >= frozenAt);
+    const afterDeclared = frozen.filter((x) => x.sentAt >= declaredAt + 200);
+    const beforeDeclared = frozen.filter((x) => x.sentAt < declaredAt);
+    figures[`${name}: outage declared after`] = `${declaredAt - frozenAt} ms`;
+    figures[`${name}: requests after the declaration`] =
+      `${afterDeclared.filter((x) => x.status === 503).length} of ${afterDeclared.length} 503, slowest ${Math.max(0, ...afterDeclared.map((x) => x.ms))} ms`;
+    figures[`${name}: requests waiting when declared, answered after it by`] =
+      `${Math.max(0, ...beforeDeclared.map((x) => x.sentAt + x.ms - declaredAt))} ms`;
+    figures[`${name}: /readyz ready after PostgreSQL answered`] = `${readyAt - answeringAt} ms`;
+
+    expect(service.exit).toBeNull();
+    expect(afterDeclared.length).toBeGreaterThan(10);
+    // Refused at once, in each transport's shape.
+    expect(afterDeclared.filter((x) => x.status !== 503).map((x) => [x.transport, x.status])).toEqual([]);
+    expect(afterDeclared.filter((x) => x.ms > 1000).map((x) => [x.transport, x.ms])).toEqual([]);
+    expect(afterDeclared.flatMap((x: Sample) => unavailableShapeProblems(x))).toEqual([]);
+    // Those already waiting are answered when the outage is declared, not held to the resume.
+    expect(
+      beforeDeclared
+        .filter((x) => x.sentAt + x.ms > declaredAt + SLACK_MS)
+        .map((x) => [x.transport, x.status, x.ms]),
+    ).toEqual([]);
+    expect(frozen.filter((x) => x.status === 200 && x.sentAt + x.ms >= resumedAt)).toEqual([]);
+    expect(frozen.filter((x) => x.status !== 200 && x.status !== 503)).toEqual([]);
+    // Ready within a second of PostgreSQL answering (not "degraded" from a probe taken while it was away).
+    expect(readyAt).toBeGreaterThan(0);
+    expect(readyAt - answeringAt).toBeLessThan(1000 + SLACK_MS / 2);
+    expect(load.of(`${name}:after`).filter((x) => x.status !== 200)).toEqual([]);
+    // /metrics counts the refusals by their reason.
+    const scraped = await (
+      await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR}` } })
+    ).text();
+    const refused = Number(
+      /^pds_requests_refused_total\{reason="database"\} (\d+)$/m.exec(scraped)?.[1] ?? 0,
+    );
+    expect(refused).toBeGreaterThanOrEqual(afterDeclared.length);
+  }, 300_000);
+
   it('Redis stopped: per-key limits still hold in memory, /readyz reports the degraded store', async () => {
     await load.stop();
     const team = await operator(

@@ -55,11 +55,11 @@ const search = (q = 'quartz countertops') => ask(SEARCH, { q, p: projectId });
 
 type Method = (...args: unknown[]) => unknown;
 const queryProto = pg.Query.prototype as unknown as { submit: Method; text?: string };
-const poolProto = pg.Pool.prototype as unknown as { query: Method };
+const clientProto = pg.Client.prototype as unknown as { query: Method };
 
 /**
  * Runs `fn` with the text of every statement any pg client sends recorded (at the protocol, under
- * every wrapper); `before` is awaited first for each statement sent with pool.query.
+ * every wrapper); `before` is awaited first for each statement a client is asked to run.
  */
 async function recording<T>(
   fn: () => Promise<T>,
@@ -67,23 +67,23 @@ async function recording<T>(
 ): Promise<{ value: T; statements: string[] }> {
   const statements: string[] = [];
   const submit = queryProto.submit;
-  const poolQuery = poolProto.query;
+  const clientQuery = clientProto.query;
   queryProto.submit = function (this: { text?: string }, ...args: unknown[]) {
     statements.push(String(this.text));
     return submit.apply(this, args);
   };
   if (before) {
-    poolProto.query = function (this: pg.Pool, ...args: unknown[]) {
+    clientProto.query = function (this: pg.Client, ...args: unknown[]) {
       const first = args[0];
       const text = typeof first === 'string' ? first : String((first as { text?: string })?.text);
-      return before(text).then(() => poolQuery.apply(this, args));
+      return before(text).then(() => clientQuery.apply(this, args));
     };
   }
   try {
     return { value: await fn(), statements };
   } finally {
     queryProto.submit = submit;
-    poolProto.query = poolQuery;
+    clientProto.query = clientQuery;
   }
 }
 
@@ -217,7 +217,7 @@ describe('search answers kept by generation', () => {
 });
 
 describe('a search in one statement', () => {
-  // On PostgreSQL a request's connections carry DB_STATEMENT_TIMEOUT_MS (src/db/pool-watch.ts), no
+  // On PostgreSQL a request's connections carry DB_STATEMENT_TIMEOUT_MS (src/db/orm.ts), no
   // longer than a search's deadline: a search whose compound spellings are known at the request's
   // generation runs as its one statement. The embedded database sets no deadline on its
   // connections, so there every search opens its transaction and sets its own.

@@ -1,5 +1,4 @@
 import { classifyDbError, unavailableError } from '../../../src/db/availability.js';
-import { PoolAcquireTimeout } from '../../../src/db/pool-watch.js';
 import { ClientGone, DeadlineExceeded } from '../../../src/errors/aborted.js';
 
 const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
@@ -33,7 +32,6 @@ describe('database failure classification', () => {
       'unavailable',
     ],
     ['statement_timeout', coded('57014', 'canceling statement due to statement timeout'), 'busy'],
-    ['pool acquire timeout (overload, not an outage)', new PoolAcquireTimeout(1000), 'busy'],
     ['pg-pool queue timeout', new Error('timeout exceeded when trying to connect'), 'busy'],
     ['too many connections', coded('53300'), 'busy'],
     ['a unique violation is a bug or bad input, not availability', coded('23505'), null],
@@ -48,7 +46,7 @@ describe('database failure classification', () => {
       message: 'The database is unavailable: retry in 3 seconds',
       details: { retryAfterSeconds: 3 },
     });
-    expect(unavailableError(new PoolAcquireTimeout(10), 3)?.message).toBe(
+    expect(unavailableError(new Error('timeout exceeded when trying to connect'), 3)?.message).toBe(
       'The server is busy: retry in 3 seconds',
     );
     expect(unavailableError(new DeadlineExceeded(100), 3)?.code).toBe('SERVICE_UNAVAILABLE');
