@@ -28,8 +28,10 @@ import { assertAudience } from './oauth/audience.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerUsers, sessionAuth } from './users/users.plugin.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
+import { registerApiReference } from '../facades/rest/api-reference.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
-import { registerUploadRoutes } from './ingestion/upload.routes.js';
+import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
+import { startRederivation } from './search/rederive.js';
 import { registerPdfRoutes } from './documents/pdf.routes.js';
 
 export interface App {
@@ -199,9 +201,13 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerOAuth(server, deps);
   await registerMcp(server, schema, deps);
   await registerRest(server, schema, deps);
+  await registerApiReference(server);
   await registerUploadRoutes(server, deps);
   await registerPdfRoutes(server, deps);
   if (opts.worker ?? true) await ingestion.startWorker();
+  // Stored search text derived by an older normalizer is derived again in the background, by every
+  // process that runs extraction jobs (they share the work): src/search/rederive.ts.
+  const rederivation = (opts.worker ?? true) ? startRederivation(db.orm.em, server.log) : null;
 
   let closed = false;
   return {
@@ -212,6 +218,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
       if (closed) return;
       closed = true;
       await server.close();
+      await rederivation?.stop();
       await ingestion.stop();
       await limiter.close();
       availability.close();

@@ -8,7 +8,7 @@ import { applyPart } from '../docs/generated-parts.js';
  * and the contracts under schema/ (committed; a test fails on drift).
  */
 const root = resolve(import.meta.dirname, '../../..');
-for (const part of docsParts()) {
+for (const part of docsParts(root)) {
   const path = resolve(root, part.file);
   const current = existsSync(path) ? readFileSync(path, 'utf8') : null;
   const next = applyPart(current, part);

@@ -28,7 +28,7 @@ export class SearchIndexError extends Error {}
  * candidate of a phrase is rechecked against its row. RUM (the `rum` extension, Debian
  * `postgresql-15-rum`) stores them and answers a phrase in the index, but reads every position of
  * every word of the phrase to do it: at 1M chunks it was 4.3× slower than GIN for a phrase of
- * common words in 1% of the chunks and 4-8% faster for one in 5% (README, Benchmarks), so it is
+ * common words in 1% of the chunks and 4-8% faster for one in 5% (docs/benchmarks.md), so it is
  * an option, not the default. The other index is dropped so that the planner has one choice and
  * ingestion maintains one index. Switching builds the new index in one transaction (15-30 s at 1M
  * chunks; writes to `chunk` wait meanwhile); an unchanged choice costs one catalogue query. Both

@@ -1,7 +1,8 @@
 import { configReference, envExample } from './config-reference.js';
+import { errorReference, mcpToolsReference, openApiReference } from './contract-references.js';
 import type { GeneratedPart } from './generated-parts.js';
 
-/** Every generated part of docs/ and the repository root, in the order they are written. */
-export function docsParts(): GeneratedPart[] {
-  return [configReference(), envExample()];
+/** Every generated part of docs/ and `.env.example`, from the repository at `root`. */
+export function docsParts(root: string): GeneratedPart[] {
+  return [configReference(), envExample(), openApiReference(root), mcpToolsReference(root), errorReference()];
 }

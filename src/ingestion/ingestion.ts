@@ -2,7 +2,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { EXTRACTION_DEFAULTS, type AppConfig, type ExtractionConfig } from '../config.js';
 import { closeExtractors, extractPdf } from './extract.js';
-import { processExtraction, unfinishedExtractions, type Extractor } from './ingest.service.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  processExtraction,
+  unfinishedExtractions,
+  uploadAndQueue,
+  type Extractor,
+  type UploadInput,
+  type UploadOutcome,
+} from './ingest.service.js';
 import { InProcessQueue, PgBossQueue, type ExtractionQueue, type JobTiming } from './queue.js';
 import { extractionDuration, extractions, metrics } from '../metrics/metrics.js';
 
@@ -15,6 +23,8 @@ declare module '../context/context.js' {
 
 export interface Ingestion {
   queue: ExtractionQueue;
+  /** Stores an uploaded PDF and queues its extraction (`uploadAndQueue` on this queue). */
+  upload(em: EntityManager, input: UploadInput, maxBytes: number): Promise<UploadOutcome>;
   /** Starts consuming extraction jobs in this process, and the reconciler beside it. */
   startWorker(): Promise<void>;
   /**
@@ -97,6 +107,7 @@ export function createIngestion(
   return {
     queue,
     reconcile,
+    upload: (em, input, maxBytes) => uploadAndQueue(em, queue, input, maxBytes),
     async startWorker() {
       await queue.start(async (extractionId) => {
         const started = Date.now();

@@ -42,7 +42,7 @@ const UNPDF_VERSION = (
 ).version;
 export const EXTRACTION_METHOD = `unpdf-${UNPDF_VERSION}`;
 /** Bump the suffix when the text assembled from pdf.js changes (line ends, spacing). */
-export const EXTRACTOR_VERSION = `${EXTRACTION_METHOD}+pages-v1`;
+export const EXTRACTOR_VERSION = `${EXTRACTION_METHOD}+pages-v2`;
 
 /** A page needs a few letters or digits to count as text; scanned pages yield none. */
 const USABLE = /[\p{L}\p{N}]{2}/u;
@@ -116,11 +116,36 @@ export function countObjects(bytes: Uint8Array): number {
 interface TextPiece {
   str?: string;
   hasEOL?: boolean;
+  width?: number;
+  height?: number;
+}
+
+/**
+ * pdf.js keeps the spaces of flowing text inside a piece's string and gives a gap wider than any
+ * word space (its own limit is 0.6 em) a piece of its own, a blank as wide as the gap. A blank at
+ * least half an em wide between two pieces on one line is a column gap, written as a tab, so the
+ * normalizer can tell a table's columns from a space inside a number (src/search/normalize.ts,
+ * "How numbers are read"): `Unit 12` ⇥ `450 sq ft`.
+ */
+const COLUMN_GAP_EM = 0.5;
+
+function pageText(items: TextPiece[]): string {
+  let text = '';
+  let fontSize = 0;
+  for (const item of items) {
+    if (typeof item.str !== 'string') continue;
+    const blank = item.str.trim() === '' && item.str !== '';
+    if (!blank && item.height) fontSize = item.height;
+    const gap = blank && fontSize > 0 && (item.width ?? 0) >= COLUMN_GAP_EM * fontSize;
+    text += (gap ? '\t' : item.str) + (item.hasEOL ? '\n' : '');
+  }
+  return text;
 }
 
 /**
  * Per-page text with pdf.js's own line ends (`hasEOL`) kept as `\n`, so the chunker can overlap
- * at line boundaries and the normalizer can join words hyphenated across a line end. Pages are
+ * at line boundaries and the normalizer can join words hyphenated across a line end, and column
+ * gaps as tabs (`pageText`). Pages are
  * read one at a time: a document claiming a million pages fails on the count, not on memory.
  */
 export async function extractPages(
@@ -146,10 +171,7 @@ export async function extractPages(
     for (let pageNumber = 1; pageNumber <= pageCount; pageNumber++) {
       const page = await pdf.getPage(pageNumber);
       const content = await page.getTextContent();
-      const text = (content.items as TextPiece[])
-        .filter((item) => typeof item.str === 'string')
-        .map((item) => item.str! + (item.hasEOL ? '\n' : ''))
-        .join('');
+      const text = pageText(content.items as TextPiece[]);
       page.cleanup();
       chars += text.length;
       if (chars > limits.maxTextChars) {

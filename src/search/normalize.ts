@@ -3,10 +3,12 @@ import { repairMojibake } from './mojibake.js';
 
 /**
  * The one normalizer for indexing, queries and the strict post-filter. Stored chunks record the
- * version they were normalized with: bump it whenever the output of `normalize` changes, so the
- * index can be rebuilt instead of silently disagreeing with new queries.
+ * version they were normalized with: bump it whenever the output of `normalize` changes, and the
+ * re-derivation job (src/search/rederive.ts) derives every older chunk again from its raw text,
+ * instead of the index silently disagreeing with new queries. How numbers are read: see
+ * `digitGaps` below and docs/search.md.
  */
-export const NORMALIZER_VERSION = 2;
+export const NORMALIZER_VERSION = 3;
 
 export interface NormalizedText {
   /** Canonical text: lower-case, single spaces, folded punctuation, canonical units. */
@@ -296,22 +298,85 @@ const vulgarFractions = onlyIf(ANY_VULGAR, (source) =>
 );
 
 /**
- * Numbers are whole. Digit groups separated by commas or single spaces (a thin or no-break space
- * is a space after NFKC) are one number: `1,850`, `1 850` and `1 850` are `1850`, so `850` is
- * never found inside them. Then a whole number and a fraction, `2 1/2`, are one number: `2.5`
- * where the fraction has an exact decimal. Runs last, on final spacing, so normalizing twice
- * changes nothing (digit groups broken over two lines are one number too).
+ * How numbers are read (docs/search.md, "How numbers are read"). A number is read as the page
+ * shows it, and what separates two digit groups decides whether they are one number:
+ *
+ * - A comma between groups is a thousands separator: `1,850` is `1850`, `$1,250,000` is
+ *   `$1250000`. A comma-grouped number is complete: a space group after it is another number
+ *   (`$650,000 600 sq ft` is `$650000 600 square feet`, a price beside a size).
+ * - A no-break, narrow no-break, thin or figure space between groups is a separator too: it is
+ *   how typesetters (and French-Canadian documents) keep `1 250` together, and nobody types one
+ *   between columns: `1\u00A0250` is `1250`.
+ * - A wide gap between two numbers (a tab, two or more spaces, any other run of white space but
+ *   one space or one line break) is a table's column gap: the numbers stay apart and the gap is
+ *   written ` | ` so that no phrase runs across it (`Unit 12` ⇥ `450 sq ft` is
+ *   `unit 12 | 450 square feet`: `450 sq ft` is found, `12,450 sq ft` is not). Extraction writes a
+ *   tab where the page leaves a gap wider than a word space (src/ingestion/pdf-text.ts).
+ * - One plain space (or one line break) between groups is ambiguous: a thousands separator in
+ *   some typing habits, a word space between two numbers in others. The normalized text keeps the
+ *   groups apart (`12 450`), and a query is searched in both readings (`numberReadings`): `450`
+ *   is found there, and so is `12,450`, each only where the text's spacing allows it.
+ *
+ * Then a whole number and a fraction, `2 1/2`, are one number: `2.5` where the fraction has an
+ * exact decimal. The separators are read before NFKC (which would make every space the same) and
+ * the commas last, on final spacing, so normalizing twice changes nothing.
  */
-const DIGIT_GROUPS =
-  /(?<![\p{L}\p{M}\p{N}]|\p{N}[.,/])\d{1,3}(?:([, ])\d{3})(?:\1\d{3})*(?![\p{N}]|[.,/]\p{N}|[, ]\d{3}(?!\d))/gu;
+const GROUP_SEPARATOR = '[\\u00A0\\u2007\\u2009\\u202F]';
+const NUMBER_BEFORE = String.raw`(?<![\p{L}\p{M}\p{N}]|\p{N}[.,/])`;
+const NUMBER_AFTER = String.raw`(?![\p{N}]|[.,/]\p{N})`;
+const SEPARATED_GROUPS = new RegExp(
+  `${NUMBER_BEFORE}\\d{1,3}(?:${GROUP_SEPARATOR}\\d{3})+${NUMBER_AFTER}`,
+  'gu',
+);
+const COLUMN_GAP = /(?<=\p{Nd})\s+(?=\p{Nd})/gu;
+/**
+ * White space between two digits that is not a column gap: one space, one line break (a space
+ * beside it is the line's own), one separator.
+ */
+const NOT_A_GAP = /^(?: |(?: ?(?:\r\n|\r|\n) ?)|[\u00A0\u2007\u2009\u202F])$/u;
+
+const joinSeparatedGroups = onlyIf(new RegExp(`\\d${GROUP_SEPARATOR}\\d{3}`, 'u'), (source) =>
+  replaceMapped(source, SEPARATED_GROUPS, (match) => match[0].replace(new RegExp(GROUP_SEPARATOR, 'gu'), '')),
+);
+const markColumnGaps = onlyIf(/\p{Nd}(?:\s{2,}|[^\S \r\n\u00A0\u2007\u2009\u202F])\p{Nd}/u, (source) =>
+  replaceMapped(source, COLUMN_GAP, (match) => (NOT_A_GAP.test(match[0]) ? null : ' | ')),
+);
+
+/** Digit groups by what separates them, while the page's own white space is still there. */
+function digitGaps(source: MappedText): MappedText {
+  return markColumnGaps(joinSeparatedGroups(source));
+}
+
+const DIGIT_GROUPS = new RegExp(`${NUMBER_BEFORE}\\d{1,3}(?:,\\d{3})+${NUMBER_AFTER}`, 'gu');
 const MIXED_FRACTION = /(?<![\p{L}\p{M}\p{N}]|\p{N}[.,/])(\d+) (\d+)\/(\d+)(?![\p{N}]|[./]\p{N})/gu;
 
-const groupDigits = onlyIf(/\d[, ]\d{3}/, (source) =>
-  replaceMapped(source, DIGIT_GROUPS, (match) => match[0].replace(/[, ]/g, '')),
+const groupDigits = onlyIf(/\d,\d{3}/, (source) =>
+  replaceMapped(source, DIGIT_GROUPS, (match) => match[0].replaceAll(',', '')),
 );
 const joinMixedFractions = onlyIf(/\d \d+\/\d/, (source) =>
   replaceMapped(source, MIXED_FRACTION, (match) => mixedNumber(match[1], Number(match[2]), Number(match[3]))),
 );
+
+/** Digit groups apart by one plain space in normalized text: ambiguous (see above). */
+const SPACED_GROUPS = new RegExp(`${NUMBER_BEFORE}\\d{1,3}(?: \\d{3})+${NUMBER_AFTER}`, 'gu');
+/** A whole number long enough to have been written in groups. */
+const LONG_WHOLE = new RegExp(`${NUMBER_BEFORE}\\d{4,}${NUMBER_AFTER}`, 'gu');
+
+/**
+ * The other readings of a normalized term's numbers, for the query side of the ambiguous plain
+ * space: every spaced chain joined (`12 450` → `12450`), and every long whole number spaced in
+ * groups of three (`12450` → `12 450`, `$749900` → `$749 900`). Searching a term and its readings
+ * finds `12,450` where a text's `12 450` may be one number and nowhere else: a text's column gap
+ * is ` | `, and a comma or no-break space has already joined its groups. The readings are plain
+ * phrases, so the pre-filter and the post-filter agree on them as on any term. Each plain space
+ * is read on its own (`12 450 000` holds `12 450` in one of its readings).
+ */
+export function numberReadings(term: string): string[] {
+  if (!/\d/.test(term)) return [];
+  const joined = term.replace(SPACED_GROUPS, (chain) => chain.replaceAll(' ', ''));
+  const spaced = term.replace(LONG_WHOLE, (digits) => digits.replace(/\B(?=(?:\d{3})+$)/g, ' '));
+  return [...new Set([joined, spaced])].filter((reading) => reading !== term);
+}
 
 function wholeNumbers(source: MappedText): MappedText {
   return joinMixedFractions(groupDigits(source));
@@ -334,6 +399,8 @@ export function normalize(raw: string): NormalizedText {
   let current = identityMapped(raw);
   current = repairMojibake(current);
   current = vulgarFractions(current);
+  // Before NFKC, which makes every space a plain one, and before white space is collapsed.
+  current = digitGaps(current);
   current = foldPunctuation(current);
   current = nfkc(current);
   current = foldPunctuation(current);

@@ -1,15 +1,19 @@
 import { abbreviationVariants } from './abbreviations.js';
 import { compoundVariants } from './compounds.js';
+import { numberReadings } from './normalize.js';
 
 /** Compound spellings searched besides the synonym variants (`underground` as `under ground`). */
 export const MAX_COMPOUND_VARIANTS = 8;
 
 /**
- * The spellings every search of a query searches: its synonym variants (`expandQuery`) and their
- * spellings with abbreviation periods added or dropped (src/search/abbreviations.ts).
+ * The spellings every search of a query searches: its synonym variants (`expandQuery`), their
+ * spellings with abbreviation periods added or dropped (src/search/abbreviations.ts), and the
+ * other readings of their numbers where a plain space may or may not join digit groups
+ * (`numberReadings`: `12,450` is also searched as `12 450`).
  */
 export function plainSpellings(expanded: readonly string[]): string[] {
-  return [...expanded, ...abbreviationVariants(expanded)];
+  const spelled = [...expanded, ...abbreviationVariants(expanded)];
+  return [...new Set([...spelled, ...spelled.flatMap(numberReadings)])];
 }
 
 /**

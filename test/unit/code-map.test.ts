@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 
 /**
- * The README's code map is the newcomer's way from an entry point to the code that serves it: this
+ * The code map (docs/architecture.md) is the newcomer's way from an entry point to the code that serves it: this
  * fails when it and the tree disagree, so it cannot rot quietly.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -18,9 +18,9 @@ interface Row {
 }
 
 function codeMap(): Row[] {
-  const readme = read('README.md');
-  const start = readme.indexOf('### Code map');
-  const section = readme.slice(start, readme.indexOf('\n## ', start));
+  const page = read('docs/architecture.md');
+  const start = page.indexOf('## Code map');
+  const section = page.slice(start, page.indexOf('\n## ', start + 1));
   const unquote = (cell: string) => {
     const m = /`([^`]+)`/.exec(cell);
     return m ? m[1] : null;
@@ -69,7 +69,7 @@ function imports(file: string, target: string): boolean {
   );
 }
 
-describe('README code map', () => {
+describe('code map', () => {
   const rows = codeMap();
 
   it('lists every root field, MCP tool and REST route exactly once', () => {

@@ -390,7 +390,9 @@ export const CONCEPTS: readonly Concept[] = [
       '12,500 square feet of amenity space',
     ],
     contexts: ['Over {} on two levels'],
-    traps: ['500 sq ft of amenity space', '2,500 sq ft of amenity space', '12 sq ft of amenity space'],
+    // `12 500` printed with a plain space may be two numbers (src/search/normalize.ts, "How numbers
+    // are read"), so `500 sq ft of amenity space` is one of its readings, not a trap.
+    traps: ['2 500 sq ft of amenity space', '2,500 sq ft of amenity space', '12 sq ft of amenity space'],
   },
   {
     query: '2.5 storey townhomes',
@@ -472,17 +474,39 @@ export const ABSENT_CONCEPTS: readonly string[] = [
 export const FACT_START = '\uE000';
 export const FACT_END = '\uE001';
 const CONCEPT_BASE = 0xe100;
+/**
+ * Printed values (sizes and prices: `area` and `money` in src/demo/corpus/story.ts) are facts too,
+ * each its own query: the `table` family's ground truth. Their marks follow the concepts'.
+ */
+const VALUE_BASE = 0xe400;
+const MAX_VALUES = 0x1000;
+const VALUES: string[] = [];
+const VALUE_INDEX = new Map<string, number>();
 
 /** Text for `concept` at the `{}` of a context, marked so the layout can report where it landed. */
 export function mention(conceptIndex: number, variant: string): string {
   return `${FACT_START}${String.fromCharCode(CONCEPT_BASE + conceptIndex)}${variant}${FACT_END}`;
 }
 
-export function conceptOfMark(mark: string): Concept {
-  return CONCEPTS[mark.charCodeAt(0) - CONCEPT_BASE];
+/** A printed value (`850 sq. ft.`, `$749,900`), marked so the layout reports where it landed. */
+export function valueMention(value: string): string {
+  let index = VALUE_INDEX.get(value);
+  if (index === undefined) {
+    index = VALUES.length;
+    if (index >= MAX_VALUES) throw new Error(`more than ${MAX_VALUES} distinct printed values`);
+    VALUES.push(value);
+    VALUE_INDEX.set(value, index);
+  }
+  return `${FACT_START}${String.fromCharCode(VALUE_BASE + index)}${value}${FACT_END}`;
+}
+
+/** The query a fact mark stands for: a concept's, or a printed value itself. */
+export function queryOfMark(mark: string): string {
+  const code = mark.charCodeAt(0);
+  return code >= VALUE_BASE ? VALUES[code - VALUE_BASE] : CONCEPTS[code - CONCEPT_BASE].query;
 }
 
 /** Removes the fact marks (for measuring and drawing). */
 export function stripMarks(text: string): string {
-  return text.replace(/\uE000[\uE100-\uE1FF]|\uE001/g, '');
+  return text.replace(/\uE000[\uE100-\uE1FF\uE400-\uF3FF]|\uE001/g, '');
 }

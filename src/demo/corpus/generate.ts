@@ -24,6 +24,7 @@ import {
   incentives,
   priceList,
   purchaserWorksheet,
+  suiteMix,
 } from './sales.js';
 import { renderScannedPdf } from './scan.js';
 import { buildStory, monthYear, type DraftDocument, type ProjectStory } from './story.js';
@@ -270,6 +271,26 @@ export async function generateCorpus(opts: GenerateCorpusOptions): Promise<Corpu
     });
   }
   const profiles = dealProfiles(planned, rng);
+  // Every project's suite mix, dealt its profile from draws of its own, so that adding them left
+  // every other document's profile as it was.
+  const tableRng = createRng(hashSeed(seed, 'suite-mix'));
+  const tableProfiles = READABLE_PROFILES.filter((profile) => profile !== 'two-column');
+  for (const story of stories) {
+    const p: Planned = {
+      story,
+      draft: suiteMix(story),
+      file: `${story.project.key}/suite-mix.pdf`,
+      revised: false,
+    };
+    planned.push(p);
+    profiles.set(
+      p,
+      tableRng.weighted(
+        tableProfiles,
+        tableProfiles.map((o) => PROFILE_WEIGHTS[o]),
+      ),
+    );
+  }
 
   const documents: CorpusDocument[] = [];
   for (const p of planned) {
@@ -292,6 +313,7 @@ export async function generateCorpus(opts: GenerateCorpusOptions): Promise<Corpu
       sha256: createHash('sha256').update(rendered.bytes).digest('hex'),
       ...(rendered.password ? { password: rendered.password } : {}),
       facts: rendered.facts,
+      ...(draft.traps && rendered.expect === 'text' ? { traps: draft.traps } : {}),
     });
   }
   const manifest: CorpusManifest = {

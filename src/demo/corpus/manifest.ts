@@ -26,7 +26,7 @@ export type ArtifactProfile = TextProfile | LayoutProfile | (typeof UNREADABLE_P
 export type ExpectedExtraction = 'text' | 'no_text' | 'failed';
 
 export interface CorpusFact {
-  /** The canonical query that must find this mention, e.g. "30 inch gas range". */
+  /** The canonical query that must find this mention, e.g. "30 inch gas range", or a printed value, "$749,900". */
   concept: string;
   /** The mention exactly as written into the PDF, artifacts, line breaks and all. */
   surface: string;
@@ -49,8 +49,13 @@ export interface CorpusDocument {
   sha256: string;
   /** Set for the encrypted document, so a test can prove the text is really there. */
   password?: string;
-  /** Every mention of a catalogue concept; empty for documents whose text cannot be read. */
+  /**
+   * Every mention of a catalogue concept and every printed size and price (the `table` family);
+   * empty for documents whose text cannot be read.
+   */
   facts: CorpusFact[];
+  /** Queries that reading two neighbouring table columns as one number would answer: must find nothing. */
+  traps?: string[];
 }
 
 export interface CorpusManifest {

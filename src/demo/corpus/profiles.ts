@@ -67,7 +67,10 @@ function ligatures(text: string): string {
 function noBreakSpaces(text: string, rng: Rng): string {
   return text.replace(/ /g, (_space, offset: number) => {
     const after = /[\d.$]/.test(text[offset - 1] ?? '');
-    return rng.chance(after ? 0.7 : 0.12) ? NBSP : ' ';
+    const noBreak = rng.chance(after ? 0.7 : 0.12);
+    // Between two digit groups a no-break space is a thousands separator: it would change the number.
+    const betweenDigits = /\d/.test(text[offset - 1] ?? '') && /\d/.test(text[offset + 1] ?? '');
+    return noBreak && !betweenDigits ? NBSP : ' ';
   });
 }
 

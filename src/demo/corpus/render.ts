@@ -1,4 +1,4 @@
-import { conceptOfMark, FACT_END, FACT_START, stripMarks } from './concepts.js';
+import { FACT_END, FACT_START, queryOfMark, stripMarks } from './concepts.js';
 import type { CorpusFact } from './manifest.js';
 import { openDocument, PAGE } from './pdf-document.js';
 import { wrap, type Measure } from './wrap.js';
@@ -154,7 +154,7 @@ class Composer {
       for (let i = 0; i < line.length; i++) {
         const char = line[i];
         if (char === FACT_START) {
-          open = { concept: conceptOfMark(line[++i]).query, surface: '', page: this.pageCount };
+          open = { concept: queryOfMark(line[++i]), surface: '', page: this.pageCount };
         } else if (char === FACT_END && open) {
           this.facts.push(open);
           open = null;
@@ -233,11 +233,17 @@ class Composer {
 
   private row(columns: TableColumn[], cells: string[], style: TextStyle): void {
     let left = this.x;
+    // Where the previous cell's text ended: a cell wider than its column pushes the next one on,
+    // so two cells never touch (extraction would read them as one word).
+    let ended = -Infinity;
     columns.forEach((column, i) => {
       const cellWidth = column.width * this.columnWidth;
       const text = cells[i] ?? '';
-      const x = column.align === 'right' ? left + cellWidth - 6 - this.measure(style)(text) : left;
+      const width = this.measure(style)(text);
+      const x = Math.max(column.align === 'right' ? left + cellWidth - 6 - width : left, ended + 8);
+      this.record([text]);
       this.drawLine(text, x, this.y, style);
+      if (text) ended = x + width;
       left += cellWidth;
     });
     this.y += style.leading;

@@ -1,5 +1,5 @@
 import type { DemoFloorPlan } from '../dataset.js';
-import { CONCEPTS, mention } from './concepts.js';
+import { CONCEPTS, mention, valueMention } from './concepts.js';
 import type { Block, TableColumn } from './render.js';
 import {
   allPlans,
@@ -159,6 +159,102 @@ export function hotList(story: ProjectStory): DraftDocument {
     dated: true,
     blocks,
     hasTables: true,
+  };
+}
+
+/**
+ * Columns a suite mix sets side by side, as the price lists the service's users read: a suite
+ * number of one to four digits right beside its size, then bedrooms, baths, exposure, the price
+ * and the floor, so numbers of every length stand next to sizes and comma-grouped prices.
+ */
+const SUITE_MIX_COLUMNS: TableColumn[] = [
+  { header: 'Suite', width: 0.12 },
+  { header: 'Size', width: 0.18, align: 'right' },
+  { header: 'Beds', width: 0.1, align: 'right' },
+  { header: 'Baths', width: 0.1, align: 'right' },
+  { header: 'Exp.', width: 0.1 },
+  { header: 'Price', width: 0.2, align: 'right' },
+  { header: 'Floor', width: 0.1, align: 'right' },
+];
+
+const DEPOSIT_COLUMNS: TableColumn[] = [
+  { header: 'No.', width: 0.1, align: 'right' },
+  { header: 'Amount', width: 0.22, align: 'right' },
+  { header: 'Days', width: 0.12, align: 'right' },
+  { header: 'Due', width: 0.4 },
+];
+
+/** A suite number of one to four digits: townhome `7`, `12`; floor and stack `805`, `1204`. */
+function suiteNumber(plan: DemoFloorPlan, floor: number, rng: ProjectStory['rng']): string {
+  if (plan.model.startsWith('TH')) return String(rng.int(1, 40));
+  const stack = plan.stacks.length > 0 ? rng.pick(plan.stacks) : String(rng.int(1, 12)).padStart(2, '0');
+  return `${floor}${stack}`;
+}
+
+/**
+ * The suite mix: a table of individual suites (suite, size, bedrooms, baths, exposure, price,
+ * floor) and the deposit schedule for the first of them as amounts beside day counts. Its `traps`
+ * are what reading two neighbouring columns as one number would find.
+ */
+export function suiteMix(story: ProjectStory): DraftDocument {
+  const { project, rng } = story;
+  const traps: string[] = [];
+  const suites = rng.sample(allPlans(project), Math.min(8, allPlans(project).length)).map((plan) => {
+    const floor = rng.int(plan.floorMin, plan.floorMax);
+    const suite = suiteNumber(plan, floor, rng);
+    const price = plan.startPrice + (floor - plan.floorMin) * 2500;
+    // The suite number beside a size under 1,000 (`Unit 12` ⇥ `450 sq ft` is not `12,450 sq ft`),
+    // the price beside the floor (`$749,900` ⇥ `12` is not `$749,900 12`).
+    if (plan.interiorSqft < 1000)
+      traps.push(`${(Number(suite) * 1000 + plan.interiorSqft).toLocaleString('en-CA')} sq ft`);
+    traps.push(`$${price.toLocaleString('en-CA')} ${floor}`);
+    return { plan, floor, suite, price };
+  });
+  const rows = suites.map(({ plan, floor, suite, price }) => [
+    suite,
+    area(plan.interiorSqft),
+    String(plan.bedrooms),
+    String(plan.bathrooms),
+    plan.exposure,
+    money(price),
+    String(floor),
+  ]);
+  const first = suites[0];
+  // A share of the suite's price to the dollar (`$37,495`): amounts no other text prints.
+  const instalment = (share: number) => Math.round(first.price * share);
+  const [third, fourth] = story.depositDays;
+  const deposits: [number, number, string][] = [
+    [instalment(0.025), 0, 'On signing'],
+    [instalment(0.025), 30, 'Balance to 5%'],
+    [instalment(0.05), 90, '5%'],
+    [instalment(0.05), third, '5%'],
+    [instalment(0.05), fourth, '5%'],
+  ];
+  for (const [amount, days] of deposits) traps.push(`$${amount.toLocaleString('en-CA')} ${days}`);
+  return {
+    category: 'price-list',
+    type: 'Suite Mix',
+    stem: 'suite-mix',
+    date: story.asOf,
+    dated: false,
+    blocks: [
+      { kind: 'title', text: 'Suite Mix', subtitle: `${project.name} - available suites` },
+      { kind: 'table', columns: SUITE_MIX_COLUMNS, rows },
+      { kind: 'heading', text: `Deposit Schedule - Suite ${first.suite}` },
+      {
+        kind: 'table',
+        columns: DEPOSIT_COLUMNS,
+        rows: deposits.map(([amount, days, due], i) => [
+          String(i + 1),
+          valueMention(`$${amount.toLocaleString('en-CA')}`),
+          String(days),
+          due,
+        ]),
+      },
+      { kind: 'note', text: 'Sizes are approximate. Prices and availability are subject to change. E.&O.E.' },
+    ],
+    hasTables: true,
+    traps,
   };
 }
 

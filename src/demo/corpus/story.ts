@@ -1,7 +1,7 @@
 import type { DemoFloorPlan, DemoProject } from '../dataset.js';
 import { createRng, hashSeed, type Rng } from '../prng.js';
 import type { Category } from '../../entities/enums.js';
-import { CONCEPTS, mention, type ConceptSection } from './concepts.js';
+import { CONCEPTS, mention, valueMention, type ConceptSection } from './concepts.js';
 import type { Block } from './render.js';
 
 /**
@@ -93,12 +93,19 @@ export function buildStory(
   };
 }
 
+/**
+ * A price as documents print it. Suite prices ($100,000 and more) are recorded where they land
+ * (the `table` family's facts); smaller amounts (deposits, parking, incentives) are also written
+ * as literal text (`$5,000 on signing`, `$15,000 off`), so a record of them would not be complete.
+ */
 export function money(amount: number): string {
-  return `$${amount.toLocaleString('en-CA', { maximumFractionDigits: 0 })}`;
+  const printed = `$${amount.toLocaleString('en-CA', { maximumFractionDigits: 0 })}`;
+  return amount >= 100_000 ? valueMention(printed) : printed;
 }
 
+/** A size as documents print it, recorded where it lands (the `table` family's facts). */
 export function area(sqft: number): string {
-  return `${sqft.toLocaleString('en-CA')} sq. ft.`;
+  return valueMention(`${sqft.toLocaleString('en-CA')} sq. ft.`);
 }
 
 export function monthYear(date: Date): string {
@@ -206,4 +213,9 @@ export interface DraftDocument {
   blocks: Block[];
   /** Tables need the full page width, so such documents are never set in two columns. */
   hasTables: boolean;
+  /**
+   * Queries a careless reading of this document's tables would answer (two neighbouring columns
+   * read as one number): they must find nothing, unless the corpus prints that value somewhere.
+   */
+  traps?: string[];
 }

@@ -189,8 +189,9 @@ describe('sandboxed extraction of the corpus', () => {
     for (const d of readable()) {
       const pages = normalizedPages(d.file);
       for (const fact of d.facts) {
-        const concept = CONCEPTS.find((c) => c.query === fact.concept)!;
-        for (const query of conceptQueries(concept)) {
+        // A printed size or price (the table family) is its own query.
+        const concept = CONCEPTS.find((c) => c.query === fact.concept);
+        for (const query of concept ? conceptQueries(concept) : [fact.concept]) {
           const match = findFirstMatch(pages[fact.page - 1], termsOf(query, known));
           expect({ file: d.file, fact, query, found: match !== null }).toEqual({
             file: d.file,
@@ -210,6 +211,11 @@ describe('sandboxed extraction of the corpus', () => {
       ...manifest.absentConcepts.map((q) => ({ query: q, concept: q })),
       ...CONCEPTS.flatMap((c) => (c.traps ?? []).map((q) => ({ query: q, concept: `trap of ${c.query}` }))),
       ...NEAR_MISS_TEXTS.map((n) => ({ query: n.trap, concept: `near miss ${n.present}` })),
+      // Every printed size and suite price, and what reading two table columns as one would find.
+      ...[...new Set(readable().flatMap((d) => d.facts.map((f) => f.concept)))]
+        .filter((value) => !CONCEPTS.some((c) => c.query === value))
+        .map((value) => ({ query: value, concept: value })),
+      ...readable().flatMap((d) => (d.traps ?? []).map((q) => ({ query: q, concept: `table trap ${q}` }))),
     ];
     for (const d of readable()) {
       normalizedPages(d.file).forEach((page, i) => {

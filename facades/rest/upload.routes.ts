@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requireOperator } from '../auth/entitlements.js';
-import { createContext, type AppDeps, type RequestContext } from '../context/context.js';
-import { AppError } from '../errors/catalogue.js';
-import { unavailableError } from '../db/availability.js';
-import { uploadAndQueue } from './ingest.service.js';
-import { sendRestError } from '../http/rest-errors.js';
+import { requireOperator } from '../../src/auth/entitlements.js';
+import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
+import { AppError } from '../../src/errors/catalogue.js';
+import { unavailableError } from '../../src/db/availability.js';
+import { sendRestError } from '../../src/http/rest-errors.js';
 
 export const UPLOAD_PATH = '/admin/projects/:projectId/documents';
 
@@ -24,8 +23,9 @@ interface UploadQuery {
  * Checks, in order, before the body is read: credential (401) and operator (403) through the one
  * context, exactly as the `uploadDocument` mutation; then the content type (415) and the declared
  * size (413). The body is read as bytes (no base64, no JSON) and stops at the limit; then the
- * same store-and-queue as the mutation and the `ingest` CLI. 201 for a new document, 200 when the
- * same bytes were already stored for the project.
+ * same store-and-queue as the mutation and the `ingest` CLI (`deps.ingestion.upload`, lent by the
+ * ingestion feature: a transport route reaches a feature through the deps, not by importing it).
+ * 201 for a new document, 200 when the same bytes were already stored for the project.
  */
 export async function registerUploadRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const max = deps.config.maxUploadBytes;
@@ -76,9 +76,8 @@ export async function registerUploadRoutes(app: FastifyInstance, deps: AppDeps):
       async (request, reply: FastifyReply) => {
         const ctx = contexts.get(request)!;
         const q = request.query;
-        const outcome = await uploadAndQueue(
+        const outcome = await deps.ingestion.upload(
           ctx.em,
-          deps.ingestion.queue,
           {
             projectId: /^\d{1,9}$/.test(request.params.projectId) ? Number(request.params.projectId) : 0,
             category: q.category ?? '',
