@@ -9,6 +9,7 @@ import { Migration20261124180000CacheGeneration } from './Migration2026112418000
 import { Migration20261124194000InlineSearchVector } from './Migration20261124194000InlineSearchVector.js';
 import { Migration20261125183000SearchGeneration } from './Migration20261125183000SearchGeneration.js';
 import { Migration20261126180000SearchCoverageTrigger } from './Migration20261126180000SearchCoverageTrigger.js';
+import { Migration20261127230000OcrConfidence } from './Migration20261127230000OcrConfidence.js';
 
 // The ordered list of migrations, imported statically so they run the same from source (tests) and from dist.
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
     name: 'Migration20261126180000SearchCoverageTrigger',
     class: Migration20261126180000SearchCoverageTrigger,
   },
+  { name: 'Migration20261127230000OcrConfidence', class: Migration20261127230000OcrConfidence },
 ];

@@ -9,6 +9,13 @@ export const EXTRACTION_DEFAULTS = Object.freeze({
   maxPages: 2_000,
   maxObjects: 500_000,
   maxTextChars: 20_000_000,
+  ocr: Object.freeze({
+    enabled: true,
+    languages: 'eng',
+    langPath: null as string | null,
+    dpi: 300,
+    maxPages: 50,
+  }),
 });
 /** Smallest memory limit an extractor process can start with (Node and pdf.js alone take ~60 MB). */
 export const MIN_EXTRACT_MEMORY_MB = 96;
@@ -283,6 +290,43 @@ export const EnvSchema = z.object({
     .min(1000)
     .default(EXTRACTION_DEFAULTS.maxTextChars)
     .describe('Documents with more extracted text fail.'),
+  OCR: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      'on: pages without a text layer (scans) are rendered by MuPDF and read by Tesseract in the extractor process; off: they stay without text and a scanned document is no_text.',
+    ),
+  OCR_LANGUAGES: z
+    .string()
+    .regex(/^[a-z_]+(\+[a-z_]+)*$/i, "must be Tesseract language codes joined by '+', e.g. eng or eng+fra")
+    .default(EXTRACTION_DEFAULTS.ocr.languages)
+    .describe(
+      "Tesseract language codes joined by '+'. Languages other than eng need OCR_LANG_PATH (the English data ships in the @tesseract.js-data/eng package).",
+    ),
+  OCR_LANG_PATH: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Directory holding <code>.traineddata.gz for each OCR language, read from disk and never downloaded.',
+    )
+    .meta(doc({ unset: 'the English data of the @tesseract.js-data/eng package', example: '/opt/tessdata' })),
+  OCR_DPI: z.coerce
+    .number()
+    .int()
+    .min(72)
+    .max(600)
+    .default(EXTRACTION_DEFAULTS.ocr.dpi)
+    .describe('Resolution a page is rendered at for recognition; a page is capped at 20 million pixels.'),
+  OCR_MAX_PAGES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(EXTRACTION_DEFAULTS.ocr.maxPages)
+    .describe(
+      'Image pages without text one document may have recognized; a document with more fails with that reason. EXTRACT_TIMEOUT_MS bounds the time as well.',
+    ),
   DB_POOL_MAX: z.coerce
     .number()
     .int()
@@ -376,6 +420,14 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
       maxPages: e.EXTRACT_MAX_PAGES,
       maxObjects: e.EXTRACT_MAX_OBJECTS,
       maxTextChars: e.EXTRACT_MAX_TEXT_CHARS,
+      /** OCR of pages without a text layer (src/ingestion/ocr.ts). */
+      ocr: Object.freeze({
+        enabled: e.OCR === 'on',
+        languages: e.OCR_LANGUAGES,
+        langPath: e.OCR_LANG_PATH ?? null,
+        dpi: e.OCR_DPI,
+        maxPages: e.OCR_MAX_PAGES,
+      }),
     }),
     /** Whether `npm start` runs extraction jobs in the API process too (EXTRACTION_IN_API). */
     extractionInApi: e.EXTRACTION_IN_API === 'on',

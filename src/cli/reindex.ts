@@ -4,16 +4,27 @@ import { loadConfig } from '../config.js';
 import { DocumentSchema, ExtractionSchema } from '../entities/index.js';
 import { reindexAndQueue } from '../ingestion/ingest.service.js';
 
-/** `npm run reindex -- <documentId>|--all`: re-extracts documents; search switches to each new extraction when it completes. */
+/**
+ * `npm run reindex -- <documentId>|--all|--no-text`: re-extracts documents; search switches to each
+ * new extraction when it completes. `--no-text`: every document whose current extraction found no
+ * text (scans read before OCR, or with OCR off), so that they are read again.
+ */
+const USAGE = 'usage: npm run reindex -- <documentId>|--all|--no-text';
 const arg = process.argv[2];
-if (!arg || (arg !== '--all' && !/^\d+$/.test(arg))) {
-  console.error('usage: npm run reindex -- <documentId>|--all');
+if (!arg || (arg !== '--all' && arg !== '--no-text' && !/^\d+$/.test(arg))) {
+  console.error(USAGE);
   process.exit(2);
 }
 const app = await createApp(loadConfig(), { logger: false, worker: true });
 const em = app.db.orm.em.fork();
+const documentIds = async (where: object) =>
+  (await em.find(DocumentSchema, where, { fields: ['id'] })).map((d) => d.id);
 const ids =
-  arg === '--all' ? (await em.find(DocumentSchema, {}, { fields: ['id'] })).map((d) => d.id) : [Number(arg)];
+  arg === '--all'
+    ? await documentIds({})
+    : arg === '--no-text'
+      ? await documentIds({ currentExtraction: { status: 'no_text' } })
+      : [Number(arg)];
 const extractionIds: number[] = [];
 for (const id of ids) {
   extractionIds.push((await reindexAndQueue(em, app.deps.ingestion.queue, id)).id);

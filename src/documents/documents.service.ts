@@ -41,6 +41,8 @@ export interface ContextChunkView {
   isCenter: boolean;
   text: string;
   stableCitation: StableCitationView;
+  /** OCR's confidence (0-100) in the chunk's words; null for text from the PDF's text layer. */
+  ocrConfidence: number | null;
 }
 
 export interface DocumentContextView {
@@ -215,8 +217,9 @@ export async function documentContext(
     page_number: number;
     raw_text: string;
     text_hash: string;
+    ocr_confidence: number | null;
   }>(
-    `select id, chunk_index, page_number, raw_text, text_hash from chunk
+    `select id, chunk_index, page_number, raw_text, text_hash, ocr_confidence from chunk
       where extraction_id = $1 and chunk_index between $2 and $3 order by chunk_index`,
     [center.extraction_id, center.chunk_index - before, center.chunk_index + after],
   );
@@ -227,6 +230,7 @@ export async function documentContext(
     isCenter: r.id === input.chunkId,
     text: r.raw_text,
     stableCitation: { documentId: center.document_id, pageNumber: r.page_number, textHash: r.text_hash },
+    ocrConfidence: r.ocr_confidence,
   }));
   return {
     data,

@@ -1,5 +1,5 @@
-import { Field, Int, ObjectType } from 'type-graphql';
-import { StableCitation } from '../search/search.types.js';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { OCR_CONFIDENCE_DESCRIPTION, StableCitation } from '../search/search.types.js';
 import type {
   ContextChunkView,
   DocumentContextView,
@@ -27,7 +27,7 @@ export class DocumentListing implements DocumentListingView {
   @Field(() => String, {
     nullable: true,
     description:
-      'How the text was read (the extractor). null while the extraction has not run yet (extraction_status pending or processing): the document is not searchable yet; read extraction_status, not this field.',
+      'How the text was read: unpdf-<version> from the text layer, ocr when every page with text was read by OCR from its image (a scan), unpdf-<version>+ocr when both. null while the extraction has not run yet (extraction_status pending or processing): the document is not searchable yet; read extraction_status, not this field.',
   })
   extractionMethod!: string | null;
   @Field(() => Int) pageCount!: number;
@@ -61,6 +61,8 @@ export class ContextChunk implements ContextChunkView {
   @Field({ description: 'true for the requested chunk only' }) isCenter!: boolean;
   @Field() text!: string;
   @Field(() => StableCitation) stableCitation!: StableCitation;
+  @Field(() => Float, { nullable: true, description: OCR_CONFIDENCE_DESCRIPTION }) ocrConfidence!:
+    number | null;
 }
 
 @ObjectType('DocumentContextMeta')
@@ -85,7 +87,12 @@ export class DocumentContextResult implements DocumentContextView {
 export class ExtractionType implements ExtractionView {
   @Field(() => Int) id!: number;
   @Field({ description: 'pending, processing, completed, no_text or failed' }) status!: string;
-  @Field(() => String, { nullable: true }) method!: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'unpdf-<version> (text layer), ocr (every page with text read by OCR) or unpdf-<version>+ocr (both)',
+  })
+  method!: string | null;
   @Field(() => String, { nullable: true }) extractorVersion!: string | null;
   @Field(() => Int) pageCount!: number;
   @Field(() => Int) rawTextLength!: number;

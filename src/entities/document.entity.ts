@@ -72,6 +72,8 @@ export const ChunkSchema = defineEntity({
     rawText: p.text(),
     searchText: p.text(),
     textHash: p.string().length(64),
+    /** OCR's confidence (0-100) in the chunk's words; null for text from the PDF's text layer. */
+    ocrConfidence: p.float().columnType('real').nullable(),
     searchVector: p.type('string').columnType('tsvector').lazy(),
   },
 });

@@ -5,12 +5,14 @@
  * than the limit gets its allocations refused and ends this process, never its parent.
  */
 import { chunkPages, type ChunkDraft } from '../search/chunk.js';
+import { mergeRecognized, needsOcr, recognizePages, TESSERACT_VERSION, type OcrSettings } from './ocr.js';
 import {
   completed,
   errorFields,
   extractPages,
   failed,
   isAllocationFailure,
+  LimitError,
   reason,
   type ExtractionResult,
   type TextLimits,
@@ -22,11 +24,15 @@ export interface ChildRequest {
   limits: TextLimits;
   /** Normalize and chunk here, returning `chunks` instead of page texts. */
   chunk: boolean;
+  /** Recognition of pages without a text layer (ocr.ts). */
+  ocr: OcrSettings;
 }
 
 export type ChildReply =
   /** A batch of the chunks, in order, sent before the result they belong to. */
   | { id: number; chunks: ChunkDraft[] }
+  /** Recognition has started on a page: what a timeout reports as how far the document got. */
+  | { id: number; progress: string }
   /**
    * The end of a job; with `chunk`, `result.chunks` is empty and the batches before it are the
    * chunks. `rss` is this process's resident memory after the job, in bytes.
@@ -48,8 +54,10 @@ function send(reply: ChildReply): Promise<void> {
 }
 
 async function run(request: ChildRequest): Promise<ExtractionResult> {
+  // pdf.js may take (detach) the buffer it reads; MuPDF reads its own copy.
+  const forOcr = request.ocr.enabled ? request.bytes.slice() : null;
   const { pageCount, pages } = await extractPages(request.bytes, request.limits);
-  const result = completed(pages, pageCount);
+  const result = await withRecognition(forOcr, request, pages, pageCount);
   if (!request.chunk) return result;
   // The chunks carry the text; sending the pages too would double what crosses to the parent.
   const chunks = result.status === 'completed' ? chunkPages(result.pages) : [];
@@ -62,6 +70,34 @@ async function run(request: ChildRequest): Promise<ExtractionResult> {
 
 /** How often an extractor checks that the process that started it is still there. */
 const PARENT_CHECK_MS = 500;
+
+/**
+ * The document's result with its pages without a text layer recognized (when OCR is on). The text
+ * limit counts recognized text like any other.
+ */
+async function withRecognition(
+  bytes: Uint8Array | null,
+  request: ChildRequest,
+  pages: string[],
+  pageCount: number,
+): Promise<ExtractionResult> {
+  const thin = bytes ? pages.flatMap((text, i) => (needsOcr(text) ? [i + 1] : [])) : [];
+  if (!bytes || thin.length === 0) return completed(pages, pageCount);
+  const recognized = await recognizePages(bytes, thin, request.ocr, (pageNumber, index, of) => {
+    void send({
+      id: request.id,
+      progress: `recognizing page ${pageNumber}, ${index + 1} of ${of} scanned pages`,
+    });
+  });
+  const merged = mergeRecognized(pages, recognized);
+  const chars = merged.pages.reduce((n, p) => n + p.text.length, 0);
+  if (chars > request.limits.maxTextChars) {
+    throw new LimitError(
+      `too much text: more than the ${request.limits.maxTextChars} characters allowed (with recognized pages)`,
+    );
+  }
+  return completed(merged.pages, pageCount, { pages: merged.ocrPages, version: TESSERACT_VERSION });
+}
 
 function serve(): void {
   let current = -1;
@@ -86,7 +122,8 @@ function serve(): void {
       .then(done)
       .catch((error: unknown) => {
         const { name, message } = errorFields(error);
-        if (isAllocationFailure(name, message)) fatal(error);
+        // A failed recognition leaves the recognizer's memory in doubt, like a refused allocation.
+        if (isAllocationFailure(name, message) || name === 'OcrError') fatal(error);
         else return done(failed(reason(name, message)));
       })
       .catch(fatal);

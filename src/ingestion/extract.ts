@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { EXTRACTION_DEFAULTS, MIN_EXTRACT_MEMORY_MB } from '../config.js';
 import type { ChunkDraft } from '../search/chunk.js';
 import type { ChildReply, ChildRequest } from './extract.child.js';
+import type { OcrSettings } from './ocr.js';
 import {
   completed,
   errorFields,
@@ -30,6 +31,8 @@ export interface ExtractOptions extends Partial<TextLimits> {
   chunk?: boolean;
   /** Extractor processes that may run at once (default 2: one per core here). */
   poolSize?: number;
+  /** Recognition of pages without a text layer; unset fields take EXTRACTION_DEFAULTS.ocr. */
+  ocr?: Partial<OcrSettings>;
 }
 
 function limitsOf(opts: ExtractOptions): TextLimits {
@@ -150,6 +153,8 @@ interface Job {
   request: ChildRequest;
   /** The chunk batches received so far (`chunk` requests). */
   chunks: ChunkDraft[];
+  /** What the extractor last said it was doing (recognizing page N), for a timeout's reason. */
+  progress: string | null;
   timeoutMs: number;
   resolve: (result: ExtractionResult) => void;
 }
@@ -227,7 +232,10 @@ class Extractor {
       return;
     }
     child.ref();
-    this.timer = setTimeout(() => this.fail(`timed out after ${job.timeoutMs}ms`), job.timeoutMs);
+    this.timer = setTimeout(
+      () => this.fail(`timed out after ${job.timeoutMs}ms${job.progress ? ` (${job.progress})` : ''}`),
+      job.timeoutMs,
+    );
     child.send(job.request);
   }
 
@@ -241,6 +249,10 @@ class Extractor {
     // Events of an extractor already discarded (killed after a timeout) must not touch the next job.
     child.on('message', (reply: ChildReply) => {
       if (this.child !== child || !this.job || reply.id !== this.job.request.id) return;
+      if ('progress' in reply) {
+        this.job.progress = reply.progress;
+        return;
+      }
       if ('chunks' in reply) {
         this.job.chunks.push(...reply.chunks);
         return;
@@ -360,9 +372,16 @@ export function extractPdf(bytes: Uint8Array, opts: ExtractOptions = {}): Promis
     bytes: new Uint8Array(bytes),
     limits: limitsOf(opts),
     chunk: opts.chunk ?? false,
+    ocr: { ...EXTRACTION_DEFAULTS.ocr, ...opts.ocr },
   };
   return new Promise((resolve) => {
-    pool.submit({ request, chunks: [], timeoutMs: opts.timeoutMs ?? EXTRACTION_DEFAULTS.timeoutMs, resolve });
+    pool.submit({
+      request,
+      chunks: [],
+      progress: null,
+      timeoutMs: opts.timeoutMs ?? EXTRACTION_DEFAULTS.timeoutMs,
+      resolve,
+    });
   });
 }
 

@@ -236,7 +236,7 @@ async function reindexDocument(em: EntityManager, documentId: number): Promise<E
 export type Extractor = (bytes: Uint8Array) => Promise<ExtractionResult>;
 
 /** The chunk columns a statement binds per row, after the three the rows share ($1-$3). */
-const CHUNK_ROW = ['int', 'int', 'text', 'text', 'tsvector', 'text'] as const;
+const CHUNK_ROW = ['int', 'int', 'text', 'text', 'tsvector', 'text', 'real'] as const;
 
 /**
  * `(…), (…)` rows of chunks: `owner` is the extraction, document and project columns every row
@@ -245,7 +245,15 @@ const CHUNK_ROW = ['int', 'int', 'text', 'text', 'tsvector', 'text'] as const;
 function chunkRows(drafts: ChunkDraft[], params: unknown[], owner: string): string {
   return drafts
     .map((c) => {
-      params.push(c.chunkIndex, c.pageNumber, c.rawText, c.searchText, c.searchVector, c.pageTextHash);
+      params.push(
+        c.chunkIndex,
+        c.pageNumber,
+        c.rawText,
+        c.searchText,
+        c.searchVector,
+        c.pageTextHash,
+        c.ocrConfidence ?? null,
+      );
       const first = params.length - CHUNK_ROW.length + 1;
       return `(${owner}, ${CHUNK_ROW.map((type, i) => `$${first + i}::${type}`).join(', ')})`;
     })
@@ -253,7 +261,7 @@ function chunkRows(drafts: ChunkDraft[], params: unknown[], owner: string): stri
 }
 
 const CHUNK_COLUMNS =
-  'extraction_id, document_id, project_id, chunk_index, page_number, raw_text, search_text, search_vector, text_hash';
+  'extraction_id, document_id, project_id, chunk_index, page_number, raw_text, search_text, search_vector, text_hash, ocr_confidence';
 
 /** What the commit of an extraction's outcome writes, with the chunks it inserts itself. */
 interface Outcome {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
-import type { ChunkDraft } from '../search/chunk.js';
+import type { ChunkDraft, PageText } from '../search/chunk.js';
 
 export type ExtractionOutcome = 'completed' | 'no_text' | 'failed';
 
@@ -16,7 +16,7 @@ export interface ExtractionResult {
   extractorVersion: string;
   pageCount: number;
   /** Per-page text; empty when `chunks` were asked for (the text then travels once, as chunks). */
-  pages: { pageNumber: number; text: string }[];
+  pages: PageText[];
   /** The pages normalized and chunked by the extractor (`chunk: true`), so the caller's thread does not. */
   chunks?: ChunkDraft[];
   rawTextLength: number;
@@ -47,15 +47,35 @@ export const EXTRACTOR_VERSION = `${EXTRACTION_METHOD}+pages-v2`;
 /** A page needs a few letters or digits to count as text; scanned pages yield none. */
 const USABLE = /[\p{L}\p{N}]{2}/u;
 
-export function completed(pages: string[], pageCount: number): ExtractionResult {
-  const list = pages.map((text, i) => ({ pageNumber: i + 1, text }));
+/**
+ * `extraction_method` of a document whose text came from OCR on every page that has text; one
+ * with pages of both kinds says `${EXTRACTION_METHOD}+ocr` (OCR_MIXED_METHOD).
+ */
+export const OCR_METHOD = 'ocr';
+export const OCR_MIXED_METHOD = `${EXTRACTION_METHOD}+ocr`;
+
+/**
+ * The result of a read document. `ocr`: how many of its pages' text came from OCR, and the
+ * recognizer's version (kept in `extractorVersion`, so a re-index after an upgrade is visible).
+ */
+export function completed(
+  pages: string[] | PageText[],
+  pageCount: number,
+  ocr: { pages: number; version: string } = { pages: 0, version: '' },
+): ExtractionResult {
+  const list = pages.map((page, i): PageText =>
+    typeof page === 'string' ? { pageNumber: i + 1, text: page } : page,
+  );
+  const withText = list.filter((p) => USABLE.test(p.text)).length;
+  let method = EXTRACTION_METHOD;
+  if (ocr.pages > 0) method = ocr.pages >= withText ? OCR_METHOD : OCR_MIXED_METHOD;
   return {
-    status: list.some((p) => USABLE.test(p.text)) ? 'completed' : 'no_text',
-    method: EXTRACTION_METHOD,
-    extractorVersion: EXTRACTOR_VERSION,
+    status: withText > 0 ? 'completed' : 'no_text',
+    method,
+    extractorVersion: ocr.pages > 0 ? `${EXTRACTOR_VERSION}+tesseract.js-${ocr.version}` : EXTRACTOR_VERSION,
     pageCount,
     pages: list,
-    rawTextLength: pages.reduce((n, p) => n + p.length, 0),
+    rawTextLength: list.reduce((n, p) => n + p.text.length, 0),
     error: null,
   };
 }
@@ -77,18 +97,24 @@ export class LimitError extends Error {
   override name = 'LimitError';
 }
 
-/** An allocation refused inside the extractor (the OS data limit reached by a buffer, not the V8 heap). */
+/**
+ * An allocation refused inside the extractor (the OS data limit reached by a buffer, not the V8
+ * heap). A WebAssembly module (MuPDF, Tesseract) whose memory cannot grow under the limit aborts
+ * (`RuntimeError: Aborted()`): its instance is then unusable, so the extractor ends as for any
+ * refused allocation (an image decompression bomb ends so under 256 MB and decodes under 2 GB).
+ */
 export function isAllocationFailure(name: string, message: string): boolean {
   return (
     /allocation failed|out of memory/i.test(message) ||
-    (name === 'RangeError' && /Invalid (typed )?array length/i.test(message))
+    (name === 'RangeError' && /Invalid (typed )?array length/i.test(message)) ||
+    (name === 'RuntimeError' && /^Aborted\(/.test(message))
   );
 }
 
 /** pdf.js names its exceptions; turn them into reasons a person (or a model) can act on. */
 export function reason(name: string, message: string): string {
   if (name === 'PasswordException') return 'encrypted PDF (password required)';
-  if (name === 'LimitError') return message;
+  if (name === 'LimitError' || name === 'OcrError') return message;
   if (name === 'InvalidPDFException') return `corrupt PDF: ${message.replace(/\.$/, '')}`;
   return `corrupt PDF: ${name === 'Error' ? '' : `${name}: `}${message.slice(0, 300)}`;
 }

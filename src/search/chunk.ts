@@ -2,9 +2,18 @@ import { createHash } from 'node:crypto';
 import { searchVectorLiteral } from './lexemes.js';
 import { normalize } from './normalize.js';
 
+/** A recognized word's place in its page's text and the recognizer's confidence in it (0-100). */
+export interface WordSpan {
+  start: number;
+  end: number;
+  confidence: number;
+}
+
 export interface PageText {
   pageNumber: number;
   text: string;
+  /** Set for a page whose text came from OCR: its words, for each chunk's confidence. */
+  words?: WordSpan[];
 }
 
 export interface ChunkDraft {
@@ -19,6 +28,8 @@ export interface ChunkDraft {
   searchVector: string;
   /** SHA-256 (hex) of the page's normalized text: a citation that survives re-chunking. */
   pageTextHash: string;
+  /** OCR's confidence (0-100) in the chunk's words, weighted by their length; null for a text layer. */
+  ocrConfidence: number | null;
 }
 
 export interface ChunkOptions {
@@ -62,10 +73,24 @@ export function chunkPages(pages: PageText[], opts: ChunkOptions = {}): ChunkDra
         searchText,
         searchVector: searchVectorLiteral(searchText),
         pageTextHash: hash,
+        ocrConfidence: page.words ? confidenceOf(page.words, start, end) : null,
       });
     }
   }
   return drafts;
+}
+
+/** The length-weighted mean confidence of the words inside [start, end), to one decimal; 0 with none. */
+function confidenceOf(words: WordSpan[], start: number, end: number): number {
+  let sum = 0;
+  let weight = 0;
+  for (const w of words) {
+    if (w.end <= start || w.start >= end) continue;
+    const length = Math.min(w.end, end) - Math.max(w.start, start);
+    sum += w.confidence * length;
+    weight += length;
+  }
+  return weight === 0 ? 0 : Math.round((sum / weight) * 10) / 10;
 }
 
 const SPACE = /\s/u;

@@ -408,6 +408,7 @@ interface HitDetails {
   raw_text: string;
   search_text: string;
   text_hash: string;
+  ocr_confidence: number | null;
   extraction_id: number;
   document_name: string;
   project_name: string;
@@ -415,7 +416,7 @@ interface HitDetails {
 
 /** The columns of HitDetails, from `c` (chunk), `d` (its document) and `p` (its project). */
 const HIT_COLUMNS = `c.id as chunk_id, c.chunk_index, c.document_id, c.project_id, d.category, c.page_number,
-  c.raw_text, c.search_text, c.text_hash, c.extraction_id, d.name as document_name, p.name as project_name`;
+  c.raw_text, c.search_text, c.text_hash, c.ocr_confidence, c.extraction_id, d.name as document_name, p.name as project_name`;
 
 /** The shown hit's joins, `c` being chunk `<id>`. */
 const HIT_JOINS = (id: string) =>
@@ -456,6 +457,7 @@ function toChunkHit(hit: Hit): ChunkHitView {
     matchedTerm: hit.term,
     extractionId: d.extraction_id,
     stableCitation: { documentId: d.document_id, pageNumber: d.page_number, textHash: d.text_hash },
+    ocrConfidence: d.ocr_confidence,
   };
 }
 

@@ -1,5 +1,5 @@
 import { MAX_SURFACE_FORMS } from './surface-forms.js';
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
 import type {
   ChunkHitView,
   FindProjectsMentioningView,
@@ -15,6 +15,10 @@ import type {
  */
 
 const EXPANDED_TERMS_DESCRIPTION = `The spellings searched, without duplicates: first every searched variant (normalized, the query first: synonyms), then the printed forms each one also matches (30", 30-inch, 30 in., 1,850, soft-close ...); at most ${MAX_SURFACE_FORMS}`;
+/** The chunk field's description, the same wherever a chunk is shown. */
+export const OCR_CONFIDENCE_DESCRIPTION =
+  "For a chunk read by OCR from a page image: the recognizer's confidence in its words, 0-100 (their length-weighted mean); null for text from the PDF's text layer";
+
 @ObjectType('StableCitation', {
   description: 'A citation that survives re-chunking: the page text hash, not the chunk id',
 })
@@ -53,6 +57,8 @@ export class ChunkHit implements ChunkHitView {
   @Field({ description: 'The searched variant that matched' }) matchedTerm!: string;
   @Field(() => Int) extractionId!: number;
   @Field(() => StableCitation) stableCitation!: StableCitation;
+  @Field(() => Float, { nullable: true, description: OCR_CONFIDENCE_DESCRIPTION }) ocrConfidence!:
+    number | null;
 }
 
 @ObjectType('SearchDocumentTextMeta')

@@ -28,6 +28,8 @@ export interface ChunkHitView {
   matchedTerm: string;
   extractionId: number;
   stableCitation: StableCitationView;
+  /** OCR's confidence (0-100) in the chunk's words; null for text from the PDF's text layer. */
+  ocrConfidence: number | null;
 }
 
 export interface SearchDocumentTextView {

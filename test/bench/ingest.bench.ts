@@ -123,6 +123,8 @@ async function measure(
     DATA_DIR: 'memory://',
     DEMO_SEED: 'off',
     RATE_LIMIT_STORE: 'memory',
+    // Against raw unpdf, which reads no page images: OCR has its own section (ocr.bench.ts).
+    OCR: 'off',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
   const app = await createApp(config, { logger: false });

@@ -14,6 +14,7 @@ import { createFreshDatabase, type FreshDatabase } from '../support/database.js'
 import { autocannon, bareRoute, ServerTimings, type LoadFigure, type LoadRequest } from './http.bench.js';
 import { runFloodBench, type FloodFigure } from './flood.bench.js';
 import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
+import { runOcrBench, type OcrFigure } from './ocr.bench.js';
 import type { RunCpu } from './workers.bench.js';
 import { asRequest, mcpContext, runSearchBench, type SearchBenchResult } from './search.bench.js';
 import type { SearchIndexKind } from '../../src/db/search-index.js';
@@ -37,7 +38,7 @@ import { measureRoundTrip, type RoundTrip } from './round-trip.js';
  * DATABASE_URL (a maintenance database such as .../postgres), else the local default; a fresh
  * database is created for the run and dropped after. Never gates CI.
  *
- *   npm run bench -- [--only ingest,search,mcp,rest,memory] [--chunks 1000000] [--iterations 200] [--seconds 10]
+ *   npm run bench -- [--only ingest,search,mcp,rest,memory,flood,ocr] [--chunks 1000000] [--iterations 200] [--seconds 10]
  *                    [--search-index gin,rum] (the index paths the search figures run on; rum when the server has it)
  *                    [--memory-minutes 10] [--flood-chunks 200000] [--flood-seconds 20] [--flood-term deposit]
  *                    [--private-server shared_buffers=6GB,...] (every section on a PostgreSQL 15 cluster of
@@ -191,6 +192,7 @@ interface Report {
   };
   memory?: MemoryFigure;
   flood?: FloodFigure;
+  ocr?: OcrFigure;
 }
 
 function benchConfig(databaseUrl: string, env: Record<string, string> = {}) {
@@ -337,6 +339,12 @@ async function sections(report: Report): Promise<void> {
       await app.close();
       await db.drop();
     }
+  }
+
+  if (only.has('ocr')) {
+    log('ocr: the demo corpus scans, one extractor, against the tesseract command');
+    report.ocr = await runOcrBench({ log });
+    log(`  ocr: ${JSON.stringify({ ...report.ocr, scoreText: undefined })}`);
   }
 }
 
@@ -915,6 +923,21 @@ function formatReport(r: Report): string {
       `5 MB-text PDF: ${f.textPdf.status}, ${f.textPdf.chars.toLocaleString('en')} characters, ${f.textPdf.chunks} chunks in ${f.textPdf.seconds} s; event-loop max stall ${f.textPdf.maxStallMs} ms (of which this process on the CPU: ${f.textPdf.ownMaxStallMs} ms).`,
       `HTTP 500s: ${f.http500s}; all answers by status ${JSON.stringify(f.statuses)}.`,
       ...f.goals.map((g) => `Goal: ${g}`),
+      '',
+    );
+  }
+  if (r.ocr) {
+    const o = r.ocr;
+    const native =
+      'skipped' in o.native
+        ? `the tesseract command: skipped (${o.native.skipped})`
+        : `the tesseract command (${o.native.version}, one thread) on the same page images: ${o.native.pagesPerSecond} pages/s (${o.native.seconds} s); the service ×${o.ratio}`;
+    lines.push(
+      `## OCR (the demo corpus's ${o.documents} scans, ${o.pages} pages, at ${o.dpi} dpi)`,
+      `One warm extractor: ${o.service.pagesPerSecond} pages/s (${o.service.seconds} s, pdf.js + MuPDF rendering + despeckling + tesseract.js); ${native}.`,
+      `This process's event loop meanwhile: max stall ${o.stall.wallMs} ms (its own CPU ${o.stall.ownMs} ms).`,
+      o.scoreText,
+      ...o.goals.map((g) => `Goal: ${g}`),
       '',
     );
   }

@@ -161,6 +161,8 @@ async function oneRun(
       DATABASE_URL: databaseUrl,
       EXTRACTION_CONCURRENCY: String(concurrency),
       NODE_ENV: 'production',
+      // Against raw unpdf, which reads no page images: OCR has its own section (ocr.bench.ts).
+      OCR: 'off',
     }),
   );
   try {

@@ -199,3 +199,34 @@ export function paddedPdf(size: number, text: string): Buffer {
     padding += size - pdf.length;
   }
 }
+
+/**
+ * Scanned pages: `pages` pages that each paint the same grey image XObject over the whole page,
+ * with no text. `image` is the image's stream data with its filter (a JPEG: `DCTDecode`; a bomb:
+ * `FlateDecode` over zerosFlate), `width` × `height` its claimed pixels, `mediaBox` the page size
+ * in points.
+ */
+export function imagePagesPdf(opts: {
+  pages: number;
+  width: number;
+  height: number;
+  data: Buffer;
+  filter: 'DCTDecode' | 'FlateDecode';
+  mediaBox?: [number, number];
+}): Buffer {
+  const [w, h] = opts.mediaBox ?? [612, 792];
+  const pageIds = Array.from({ length: opts.pages }, (_, i) => `${i + 5} 0 R`);
+  return assemble([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${pageIds.join(' ')}] /Count ${opts.pages} >>`,
+    stream(
+      `/Type /XObject /Subtype /Image /Width ${opts.width} /Height ${opts.height} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /${opts.filter}`,
+      opts.data,
+    ),
+    stream('', Buffer.from(`q ${w} 0 0 ${h} 0 0 cm /Im1 Do Q`, 'latin1')),
+    ...pageIds.map(
+      () =>
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w} ${h}] /Contents 4 0 R /Resources << /XObject << /Im1 3 0 R >> >> >>`,
+    ),
+  ]);
+}

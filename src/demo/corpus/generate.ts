@@ -132,7 +132,7 @@ const PROFILE_WEIGHTS: Record<TextProfile | (typeof LAYOUT_PROFILES)[number], nu
 const READABLE_PROFILES = [...TEXT_PROFILES, ...LAYOUT_PROFILES];
 
 /**
- * Deals one profile per document: about 5% are scans, every readable profile occurs at least once
+ * Deals one profile per document: about 5% are scans (at least two), every readable profile occurs at least once
  * when there are enough documents, the rest are drawn by weight. Two columns never go to a
  * document with tables.
  */
@@ -140,7 +140,11 @@ function dealProfiles(planned: Planned[], rng: Rng): Map<Planned, ArtifactProfil
   const profiles = new Map<Planned, ArtifactProfile>();
   for (const p of planned) if (p.special) profiles.set(p, p.special);
   const eligible = rng.shuffle(planned.filter((p) => !p.special));
-  const scans = eligible.filter((p) => !p.revised).slice(0, Math.max(1, Math.round(planned.length * 0.05)));
+  // Scans: one with tables and one without (laid out in two columns) first, then any.
+  const scanCount = Math.max(2, Math.round(planned.length * 0.05));
+  const unrevised = eligible.filter((p) => !p.revised);
+  const firsts = [unrevised.find((p) => p.draft.hasTables), unrevised.find((p) => !p.draft.hasTables)];
+  const scans = [...new Set([...firsts.filter((p) => p !== undefined), ...unrevised])].slice(0, scanCount);
   for (const p of scans) profiles.set(p, 'image-only');
   const open = eligible.filter((p) => !profiles.has(p));
   const fits = (p: Planned, profile: ArtifactProfile): boolean =>
@@ -222,7 +226,7 @@ async function render(
     blocks,
   };
   const layout = {
-    twoColumn: profile === 'two-column',
+    twoColumn: profile === 'two-column' || (profile === 'image-only' && !p.draft.hasTables),
     letterSpacedHeadings: profile === 'letter-spaced-headings',
     hyphenate: profile === 'line-end-hyphenation',
   };
@@ -235,8 +239,8 @@ async function render(
   if (profile === 'corrupt')
     return { ...rendered, bytes: corrupt(rendered.bytes, rng), facts: [], expect: 'failed' };
   if (profile === 'image-only') {
-    const bytes = await renderScannedPdf(spec, rendered.pageCount, rng);
-    return { ...rendered, bytes, facts: [], expect: 'no_text' };
+    const bytes = await renderScannedPdf(spec, rendered.bytes, rng);
+    return { ...rendered, bytes, expect: 'ocr' };
   }
   return { ...rendered, expect: 'text' };
 }

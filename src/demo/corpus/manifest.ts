@@ -22,8 +22,11 @@ export type TextProfile = (typeof TEXT_PROFILES)[number];
 export type LayoutProfile = (typeof LAYOUT_PROFILES)[number];
 export type ArtifactProfile = TextProfile | LayoutProfile | (typeof UNREADABLE_PROFILES)[number];
 
-/** What extraction must yield: text, no text (a scan), or a failure (corrupt, encrypted). */
-export type ExpectedExtraction = 'text' | 'no_text' | 'failed';
+/**
+ * What extraction must yield: text, text read by OCR (a scan: the facts are what the page image
+ * shows), or a failure (corrupt, encrypted).
+ */
+export type ExpectedExtraction = 'text' | 'ocr' | 'failed';
 
 export interface CorpusFact {
   /** The canonical query that must find this mention, e.g. "30 inch gas range", or a printed value, "$749,900". */
@@ -50,8 +53,8 @@ export interface CorpusDocument {
   /** Set for the encrypted document, so a test can prove the text is really there. */
   password?: string;
   /**
-   * Every mention of a catalogue concept and every printed size and price (the `table` family);
-   * empty for documents whose text cannot be read.
+   * Every mention of a catalogue concept and every printed size and price (the `table` family); in
+   * a scan, what its page images show. Empty for corrupt and encrypted documents.
    */
   facts: CorpusFact[];
   /** Queries that reading two neighbouring table columns as one number would answer: must find nothing. */
