@@ -32,12 +32,15 @@ import { registerApiReference } from '../facades/rest/api-reference.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
 import { startRederivation } from './search/rederive.js';
+import { WebhookDeliverer } from './webhooks/delivery.js';
 import { registerPdfRoutes } from './documents/pdf.routes.js';
 
 export interface App {
   server: FastifyInstance;
   db: Database;
   deps: AppDeps;
+  /** Signed webhook deliveries; running when this process runs the worker. */
+  webhooks: WebhookDeliverer;
   close(): Promise<void>;
 }
 
@@ -204,7 +207,15 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerApiReference(server);
   await registerUploadRoutes(server, deps);
   await registerPdfRoutes(server, deps);
-  if (opts.worker ?? true) await ingestion.startWorker();
+  const webhooks = new WebhookDeliverer(
+    await db.orm.em.getConnection('write').getNativeClient(),
+    { ...config.webhooks, pollMs: 1000 },
+    server.log,
+  );
+  if (opts.worker ?? true) {
+    await ingestion.startWorker();
+    webhooks.start();
+  }
   // Stored search text derived by an older normalizer is derived again in the background, by every
   // process that runs extraction jobs (they share the work): src/search/rederive.ts.
   const rederivation = (opts.worker ?? true) ? startRederivation(db.orm.em, server.log) : null;
@@ -214,10 +225,12 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     server,
     db,
     deps,
+    webhooks,
     close: async () => {
       if (closed) return;
       closed = true;
       await server.close();
+      await webhooks.stop();
       await rederivation?.stop();
       await ingestion.stop();
       await limiter.close();

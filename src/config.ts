@@ -362,6 +362,24 @@ export const EnvSchema = z.object({
       'Bearer token a Prometheus scraper sends to read `GET /metrics` (the operator token is accepted too); at least 24 characters.',
     )
     .meta(doc({ unset: 'only the operator token reads `/metrics`' })),
+  WEBHOOK_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe('`true` also allows `http://` and loopback webhook URLs: for tests and development only.'),
+  WEBHOOK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(10_000)
+    .describe('How long a webhook delivery waits for the receiver to answer.'),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\s*\d+(\.\d+)?)*$/, 'must be comma-separated seconds')
+    .default('5,300,1800,7200,18000,36000,36000,36000,36000,36000,36000,36000')
+    .describe(
+      'Seconds before each retry of a failed webhook delivery; after the last the delivery fails and its endpoint is disabled (the default spans about three days).',
+    ),
 });
 
 type Env = z.infer<typeof EnvSchema>;
@@ -438,6 +456,12 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
       poolMax: e.DB_POOL_MAX,
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    }),
+    /** Webhook delivery (src/webhooks/delivery.ts). */
+    webhooks: Object.freeze({
+      allowLoopback: e.WEBHOOK_ALLOW_LOOPBACK === 'true',
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retrySchedule: Object.freeze(e.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number)),
     }),
   });
 }

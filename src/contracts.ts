@@ -1,6 +1,6 @@
 import { printSubgraphSchema } from '@apollo/subgraph';
 import { loadTools } from '../facades/mcp/tools.js';
-import { buildOpenApi } from '../facades/rest/openapi.js';
+import { buildOpenApi } from '../facades/rest/rest.plugin.js';
 import { buildAppSchema } from './graphql/schema.js';
 
 /**
@@ -11,7 +11,7 @@ export async function renderContracts(): Promise<Record<string, string>> {
   const schema = await buildAppSchema();
   return {
     'subgraph.graphql': `${printSubgraphSchema(schema).trim()}\n`,
-    'openapi.json': `${JSON.stringify(buildOpenApi(), null, 2)}\n`,
+    'openapi.json': `${JSON.stringify(await buildOpenApi(), null, 2)}\n`,
     'mcp-tools.json': `${JSON.stringify({ tools: [...loadTools(schema).values()].map((t) => t.definition) }, null, 2)}\n`,
   };
 }

@@ -63,3 +63,9 @@ export function rangeSchema(range: IntRange, description?: string): Record<strin
     description: description ? `${description} (${describeRange(range)})` : describeRange(range),
   };
 }
+/** compare-document-revisions `limit`: changes a page of the comparison returns (each line capped, so a page stays small). */
+export const REVISION_CHANGES_LIMIT: IntRange = { min: 1, max: 50, default: 20 };
+/** changes `first`: events a page of the change feed returns. */
+export const CHANGES_LIMIT: IntRange = { min: 1, max: 200, default: 50 };
+/** webhookDeliveries `first`: log rows a page returns. */
+export const WEBHOOK_DELIVERIES_LIMIT: IntRange = { min: 1, max: 100, default: 25 };

@@ -41,6 +41,7 @@ export type McpFailure =
 const NOT_FOUND_HINTS: Record<NonNullable<AppError['details']['subject']>, string> = {
   project: 'use list-projects to find project ids',
   chunk: 'run search-document-text again for fresh chunk ids',
+  document: 'use list-project-documents (include_historical true) to find document ids',
 };
 
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

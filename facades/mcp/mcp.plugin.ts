@@ -4,7 +4,6 @@ import type { GraphQLSchema } from 'graphql';
 import { JSONRPCErrorException, JSONRPCServer, type JSONRPCRequest } from 'json-rpc-2.0';
 import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
 import { AppError } from '../../src/errors/catalogue.js';
-import { sendJsonText } from '../../src/http/json-bytes.js';
 import { runOperation } from '../operation.js';
 import { toolCallTimer } from '../../src/metrics/metrics.js';
 import { JSONRPC, mcpFailure, toolError, type ToolResult } from './errors.js';
@@ -32,19 +31,6 @@ function ajvMessage(validate: ValidateFunction): string {
       return `${at || 'arguments'} ${e.message ?? 'is invalid'}`;
     })
     .join('; ');
-}
-
-/**
- * A tool's result as the wire's bytes, when it is one: its `text` is the JSON of its
- * `structuredContent`, so that JSON is written once and the result is not serialized a second time
- * (the body is byte for byte what `JSON.stringify(response)` gives).
- */
-export function successBody(response: { id?: unknown; result?: unknown; error?: unknown }): string | null {
-  const result = response.result as ToolResult | undefined;
-  if (response.error || !result || result.isError || result.structuredContent === undefined) return null;
-  if (result.content.length !== 1 || Object.keys(result).length !== 2) return null;
-  const { text } = result.content[0];
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(response.id)},"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}}`;
 }
 
 function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps): JSONRPCServer<CallParams> {
@@ -342,8 +328,7 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
       if (framing === 'sse') {
         return reply.type('text/event-stream').send(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
       }
-      const body = successBody(response);
-      return body === null ? reply.type('application/json').send(response) : sendJsonText(reply, body);
+      return reply.type('application/json').send(response);
     });
     done();
   });

@@ -11,6 +11,7 @@ import {
   PROJECTS_MENTIONING_LIMIT,
   PROJECTS_PER_PAGE,
   rangeSchema,
+  REVISION_CHANGES_LIMIT,
   SEARCH_LIMIT,
 } from '../../src/limits.js';
 
@@ -132,6 +133,31 @@ const SPECS: Record<
       'Reads a result of search by its id: the matching passage with up to two chunks before and after it (at most about 5,000 characters), its title, the url of the PDF at its page, and where it comes from (document, project, page, stable citation). An id belongs to one extraction: after a document is re-indexed, search again.',
     rules: {
       id: { type: 'string', minLength: 1, maxLength: 20, description: 'An id returned by search' },
+    },
+  },
+  'compare-document-revisions': {
+    file: 'compare-document-revisions.graphql',
+    title: 'Compare two revisions of a document',
+    description:
+      'Shows what changed between two revisions of a document (a new price list, a revised deposit structure or incentive sheet), page by page: lines removed and added, and for lines that differ only in their numbers each number as before and after ("$1,249,900" to "$1,279,900"; "5%" to "10%"). Each side cites its document, page and text hash. Give a document_id alone to compare it with the revision it replaces, or two revisions of the same document. Elite plan (it reads older revisions). Long comparisons come in pages: pass meta.next_cursor as cursor.',
+    rules: {
+      document_id: {
+        type: 'integer',
+        minimum: 1,
+        description: 'A revision, from list-project-documents (include_historical true lists older ones)',
+      },
+      other_document_id: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        description:
+          'Another revision of the same document; omit to compare with the one document_id replaces',
+      },
+      cursor: {
+        type: ['string', 'null'],
+        maxLength: 64,
+        description: 'meta.next_cursor of the previous call',
+      },
+      limit: rangeSchema(REVISION_CHANGES_LIMIT, 'Changes to return'),
     },
   },
 };

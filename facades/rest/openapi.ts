@@ -1,61 +1,84 @@
+import type { FastifyDynamicSwaggerOptions, SwaggerTransform } from '@fastify/swagger';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { RATE_POLICIES } from '../../src/auth/rate-limit.js';
-import {
-  BuildingLinkResponseSchema,
-  FloorPlanMatchRequestSchema,
-  FloorPlanMatchResponseSchema,
-  MessageSchema,
-  outputJsonSchema,
-  PlanErrorSchema,
-  ValidationErrorSchema,
-} from './rest.schemas.js';
-import { idSchema, MAX_LISTINGS } from '../../src/limits.js';
+import { MessageSchema, PlanErrorSchema, ValidationErrorSchema } from './rest.schemas.js';
 
-const json = (schema: z.ZodType) => ({
-  'application/json': { schema: outputJsonSchema(schema) },
-});
-const rateHeaders = {
-  'X-RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests allowed in the window' },
-  'X-RateLimit-Remaining': {
-    schema: { type: 'integer' },
-    description: 'Requests left in the current window',
-  },
-  'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets' },
+/**
+ * How the Fusion routes are documented: the OpenAPI 3.1 document is emitted by @fastify/swagger
+ * from the routes' own schemas (facades/rest/rest.plugin.ts), served at /api/v1/openapi.json and
+ * committed as schema/openapi.json.
+ */
+
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { type: 'integer', description: 'Requests allowed in the window' },
+  'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current window' },
+  'X-RateLimit-Reset': { type: 'integer', description: 'Seconds until the window resets' },
 };
+const retryAfter = { 'Retry-After': { type: 'integer', description: 'Seconds to wait' } };
 
-function errors(scope: string) {
+/** A documented answer: its description, the headers it carries, and its JSON body (none for an empty one). */
+interface Answer {
+  description: string;
+  headers?: Record<string, { type: string; description: string }>;
+  content?: { 'application/json': { schema: z.ZodType } };
+}
+
+function answer(description: string, body: z.ZodType | null, headers?: Answer['headers']): Answer {
   return {
-    '401': {
-      description: 'No key supplied, or the key is invalid, inactive or expired',
-      content: json(MessageSchema),
-    },
-    '403': {
-      description: `The key lacks the ${scope} scope ({message}), or the team's plan is below Pro ({message, scope, upgrade_required})`,
-      content: {
-        'application/json': {
-          schema: { oneOf: [z.toJSONSchema(MessageSchema), z.toJSONSchema(PlanErrorSchema)] },
-        },
-      },
-    },
-    '429': {
-      description: 'Rate limit exceeded: empty body',
-      headers: {
-        ...rateHeaders,
-        'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' },
-      },
-    },
-    '503': {
-      description:
-        'The service cannot answer now (database unavailable, server busy or overloaded, request deadline passed): retry after Retry-After seconds',
-      headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait' } },
-      content: json(MessageSchema),
-    },
+    description,
+    ...(headers ? { headers } : {}),
+    ...(body ? { content: { 'application/json': { schema: body } } } : {}),
   };
 }
 
-/** OpenAPI 3.1 for the Fusion REST APIs, generated from the same schemas the routes validate with. */
-export function buildOpenApi(): Record<string, unknown> {
+/** A route's answers: its own (with the rate-limit headers every decided request carries) and the spec's error table. */
+export function answers(scope: string, own: Record<number, [string, z.ZodType]>): Record<number, Answer> {
   return {
+    ...Object.fromEntries(
+      Object.entries(own).map(([status, [description, body]]) => [
+        status,
+        answer(description, body, rateLimitHeaders),
+      ]),
+    ),
+    401: answer('No key supplied, or the key is invalid, inactive or expired', MessageSchema),
+    403: answer(
+      `The key lacks the ${scope} scope ({message}), or the team's plan is below Pro ({message, scope, upgrade_required})`,
+      z.union([MessageSchema, PlanErrorSchema]),
+    ),
+    429: answer('Rate limit exceeded: empty body', null, { ...rateLimitHeaders, ...retryAfter }),
+    503: answer(
+      'The service cannot answer now (database unavailable, server busy or overloaded, request deadline passed): retry after Retry-After seconds',
+      MessageSchema,
+      retryAfter,
+    ),
+  };
+}
+
+export const validationFailed = (description: string): [string, z.ZodType] => [
+  description,
+  ValidationErrorSchema,
+];
+
+/**
+ * zod schemas become JSON Schema through fastify-type-provider-zod's transform; what it does not
+ * carry (the answers' headers, an answer without a body) is written as @fastify/swagger reads it.
+ */
+const transform: SwaggerTransform = (route) => {
+  const given = (route.schema as { response?: Record<string, Answer> } | undefined)?.response;
+  if (!given) return jsonSchemaTransform(route);
+  const withBody = Object.fromEntries(Object.entries(given).filter(([, a]) => a.content));
+  const out = jsonSchemaTransform({ ...route, schema: { ...route.schema, response: withBody } });
+  const documented = (out.schema as { response: Record<string, Record<string, unknown>> }).response;
+  for (const [status, { description, headers, content }] of Object.entries(given)) {
+    // @fastify/swagger writes no content for a schema of type null.
+    documented[status] = content ? { ...documented[status] } : { type: 'null', description };
+    if (headers) documented[status].headers = headers;
+  }
+  return out;
+};
+
+export const swaggerOptions: FastifyDynamicSwaggerOptions = {
+  openapi: {
     openapi: '3.1.0',
     info: {
       title: 'Property Data Service: Fusion APIs',
@@ -68,48 +91,6 @@ export function buildOpenApi(): Record<string, unknown> {
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'A scoped API key' } },
     },
-    paths: {
-      '/building-links/{id}': {
-        get: {
-          operationId: 'getBuildingLink',
-          summary: `Building Link (scope building-links, ${RATE_POLICIES['building-links'].points} requests per minute per key)`,
-          parameters: [{ name: 'id', in: 'path', required: true, schema: idSchema() }],
-          responses: {
-            '200': {
-              description: "The building's identities and project",
-              headers: rateHeaders,
-              content: json(BuildingLinkResponseSchema),
-            },
-            '404': { description: 'No such building', headers: rateHeaders, content: json(MessageSchema) },
-            '422': {
-              description: 'The id is not a building id',
-              headers: rateHeaders,
-              content: json(ValidationErrorSchema),
-            },
-            ...errors('building-links'),
-          },
-        },
-      },
-      '/floorplan-match': {
-        post: {
-          operationId: 'matchFloorPlans',
-          summary: `Floor Plan Match: 1 to ${MAX_LISTINGS} listings (scope floorplan-match, ${RATE_POLICIES['floorplan-match'].points} requests per minute per key)`,
-          requestBody: { required: true, content: json(FloorPlanMatchRequestSchema) },
-          responses: {
-            '200': {
-              description: 'One result per listing, in request order',
-              headers: rateHeaders,
-              content: json(FloorPlanMatchResponseSchema),
-            },
-            '422': {
-              description: 'The request body failed validation',
-              headers: rateHeaders,
-              content: json(ValidationErrorSchema),
-            },
-            ...errors('floorplan-match'),
-          },
-        },
-      },
-    },
-  };
-}
+  },
+  transform,
+};

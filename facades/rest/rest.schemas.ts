@@ -1,7 +1,24 @@
 import { z } from 'zod';
 import { ENTITY_ID, MAX_LISTINGS } from '../../src/limits.js';
 
-/** The Floor Plan Match request envelope: validated here (422 with dotted paths), documented in OpenAPI from the same schema. */
+/**
+ * The Fusion routes' schemas. They sit on the Fastify routes (facades/rest/rest.plugin.ts): the
+ * request schemas are the routes' one validator (zod, through fastify-type-provider-zod; a failure
+ * is the spec's 422 with dotted field paths) and every schema is documented in the OpenAPI that
+ * @fastify/swagger emits from the routes.
+ */
+
+/** The Building Link path: a building id as digits, within GraphQL's Int. */
+const INVALID_ID = 'must be a positive integer building id';
+export const BuildingLinkParamsSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[0-9]{1,10}$/, INVALID_ID)
+    .transform(Number)
+    .refine((id) => id >= ENTITY_ID.min && id <= ENTITY_ID.max, INVALID_ID),
+});
+
+/** The Floor Plan Match request envelope. */
 const area = z.union([
   z.number().positive().max(100_000),
   z
@@ -115,8 +132,3 @@ export const ValidationErrorSchema = z.object({
   message: z.string(),
   errors: z.record(z.string(), z.array(z.string())),
 });
-
-/** A schema as the JSON Schema that OpenAPI documents and the response serializer compiles. */
-export function outputJsonSchema(schema: z.ZodType): z.core.JSONSchema.BaseSchema {
-  return z.toJSONSchema(schema, { io: 'output' });
-}

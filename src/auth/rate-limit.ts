@@ -15,6 +15,7 @@ import { rateLimitRefusals } from '../metrics/metrics.js';
 export type RatePolicyName =
   | 'building-links'
   | 'floorplan-match'
+  | 'changes'
   | 'mcp'
   | 'graphql'
   | 'auth-failure'
@@ -32,6 +33,8 @@ export interface RatePolicy {
 export const RATE_POLICIES: Readonly<Record<RatePolicyName, RatePolicy>> = Object.freeze({
   'building-links': { points: 120, durationSeconds: 60, keyedBy: 'api-key' },
   'floorplan-match': { points: 1000, durationSeconds: 60, keyedBy: 'api-key' },
+  /** The change feed over REST: a poller reads a page, then waits or reads on while `has_more`. */
+  changes: { points: 120, durationSeconds: 60, keyedBy: 'api-key' },
   mcp: { points: 300, durationSeconds: 60, keyedBy: 'token' },
   graphql: { points: 600, durationSeconds: 60, keyedBy: 'credential' },
   'auth-failure': { points: 30, durationSeconds: 60, keyedBy: 'ip' },

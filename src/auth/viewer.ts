@@ -43,7 +43,7 @@ export function operatorViewer(): Viewer {
     team: null,
     user: null,
     role: null,
-    scopes: ['building-links', 'floorplan-match'],
+    scopes: ['building-links', 'floorplan-match', 'changes'],
     isOperator: true,
   };
 }

@@ -15,7 +15,7 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 export const ROLES = ['owner', 'admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const FUSION_SCOPES = ['building-links', 'floorplan-match'] as const;
+export const FUSION_SCOPES = ['building-links', 'floorplan-match', 'changes'] as const;
 export type FusionScope = (typeof FUSION_SCOPES)[number];
 
 export const CATEGORIES = [

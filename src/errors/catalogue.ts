@@ -68,7 +68,7 @@ export interface AppErrorDetails {
    * What was not found (NOT_FOUND): a facade may add how its own callers find a valid one (the MCP
    * tools name the tool to call). Domain messages name domain fields and no transport's arguments.
    */
-  subject?: 'project' | 'chunk';
+  subject?: 'project' | 'chunk' | 'document';
   /** The limiter's decision, for rate-limit headers on a refused request. */
   rate?: { limit: number; remaining: number; resetSeconds: number };
 }

@@ -11,6 +11,7 @@ import {
   resolveProjectReference,
 } from '../catalogue/catalogue.resolver.js';
 import type { RequestContext } from '../context/context.js';
+import { ChangesResolver } from '../changes/changes.resolver.js';
 import { CredentialsResolver } from '../credentials/credentials.resolver.js';
 import {
   ContextChunkResolver,
@@ -22,7 +23,9 @@ import {
 import { FusionResolver } from '../fusion/fusion.resolver.js';
 import type { FloorPlanListing } from '../fusion/fusion.types.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
+import { RevisionsResolver } from '../revisions/revisions.resolver.js';
 import { ChunkHitResolver, SearchResolver } from '../search/search.resolver.js';
+import { WebhooksResolver } from '../webhooks/webhooks.resolver.js';
 
 export const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key", "@shareable"])';
@@ -35,11 +38,14 @@ export const RESOLVERS = [
   IngestionResolver,
   SearchResolver,
   DocumentsResolver,
+  RevisionsResolver,
+  ChangesResolver,
   FusionResolver,
   AccountsResolver,
   DocumentResolver,
   CatalogueAdminResolver,
   CredentialsResolver,
+  WebhooksResolver,
   ProjectResolver,
   BuildingResolver,
   ProjectDocumentsResolver,

@@ -1,3 +1,4 @@
+import fastifyExpress from '@fastify/express';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../context/context.js';
@@ -9,7 +10,7 @@ import { registerCors } from './cors.js';
 import { PdsOAuthProvider } from './provider.js';
 import { OAUTH_PATHS, oauthUrls } from './urls.js';
 
-const BRIDGED_PATHS = [
+const PROTOCOL_PATHS = [
   OAUTH_PATHS.authorizationServerMetadata,
   OAUTH_PATHS.authorize,
   OAUTH_PATHS.token,
@@ -19,13 +20,24 @@ const BRIDGED_PATHS = [
 /** Token-bearing responses must never be cached, errors included (OAuth 2.1 §3.2.3). */
 const NO_STORE_PATHS = new Set<string>([OAUTH_PATHS.token, OAUTH_PATHS.register, OAUTH_PATHS.revoke]);
 
+function decodable(url: string): boolean {
+  try {
+    decodeURI(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Sessions, sign-in pages, CORS and the OAuth 2.1 authorization server for the MCP connector.
  *
- * The protocol endpoints are the MCP SDK's Express handlers, mounted through a small bridge: an
- * encapsulated Fastify scope leaves the request body unread and hands the raw request to the
- * Express app, whose own body parsers then run exactly as the SDK expects. Headers already set
- * by Fastify hooks (request id, CORS) are copied onto the raw response first.
+ * The protocol endpoints are the MCP SDK's Express handlers, mounted with `@fastify/express` (the
+ * documented way to run an Express app inside Fastify): in an encapsulated scope whose routes are
+ * the protocol paths, the Express app runs in the `onRequest` hook, before Fastify reads the body,
+ * so its own body parsers read it exactly as the SDK expects, and it answers through Fastify's
+ * reply (headers set by earlier hooks, such as the request id and CORS, are kept). A hook before
+ * it charges the address's `oauth` limit and marks token-bearing answers `no-store`.
  */
 export async function registerOAuth(server: FastifyInstance, deps: AppDeps): Promise<void> {
   const urls = oauthUrls(deps.config);
@@ -36,38 +48,50 @@ export async function registerOAuth(server: FastifyInstance, deps: AppDeps): Pro
   server.get('/.well-known/oauth-protected-resource/mcp', resource);
   const authorizationServer = createAuthorizationServer(new PdsOAuthProvider(deps.em, urls), urls, deps.log);
 
-  const bridge = async (request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split('?', 1)[0];
-    // Every request that can store something is charged to its address: GET /oauth/authorize
-    // stores a pending request as much as a POST does.
-    if (request.method !== 'OPTIONS' && (request.method !== 'GET' || path === OAUTH_PATHS.authorize)) {
-      let rate = await chargeAddress(deps, 'oauth', request);
-      if (rate.allowed && request.method === 'POST' && path === OAUTH_PATHS.register)
-        rate = await chargeAddress(deps, 'client-registration', request);
-      if (!rate.allowed) {
-        const retry = rate.retryAfterSeconds ?? rate.resetSeconds;
+  await server.register(async (scope) => {
+    scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      // @fastify/express hands Express the URL through `decodeURI`, which throws on broken
+      // percent-encoding (`%E0%A4%A`): that is the client's error, answered here as one.
+      if (!decodable(request.url)) {
         return reply
-          .code(429)
-          .header('retry-after', String(retry))
+          .code(400)
           .header('cache-control', 'no-store')
-          .send({ error: 'too_many_requests', error_description: `Retry in ${retry} seconds` });
+          .send({ error: 'invalid_request', error_description: 'The URL is not valid percent-encoding' });
       }
-    }
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) reply.raw.setHeader(name, value);
-    }
-    if (NO_STORE_PATHS.has(path)) reply.raw.setHeader('cache-control', 'no-store');
-    reply.hijack();
-    authorizationServer(request.raw, reply.raw);
-  };
-
-  await server.register((scope, _opts, done) => {
+      const path = request.url.split('?', 1)[0];
+      // Every request that can store something is charged to its address: GET /oauth/authorize
+      // stores a pending request as much as a POST does, and registering a client is also charged
+      // to its own hourly budget.
+      if (request.method !== 'OPTIONS' && (request.method !== 'GET' || path === OAUTH_PATHS.authorize)) {
+        let rate = await chargeAddress(deps, 'oauth', request);
+        if (rate.allowed && request.method === 'POST' && path === OAUTH_PATHS.register)
+          rate = await chargeAddress(deps, 'client-registration', request);
+        if (!rate.allowed) {
+          const retry = rate.retryAfterSeconds ?? rate.resetSeconds;
+          return reply
+            .code(429)
+            .header('retry-after', String(retry))
+            .header('cache-control', 'no-store')
+            .send({ error: 'too_many_requests', error_description: `Retry in ${retry} seconds` });
+        }
+      }
+      if (NO_STORE_PATHS.has(path)) void reply.header('cache-control', 'no-store');
+    });
+    await scope.register(fastifyExpress);
+    scope.use(authorizationServer);
+    // The Express app answers every method on these paths (the SDK's handlers send 405 for the
+    // ones they do not take), so Fastify never reads a body here; the routes put the paths in
+    // this scope, whose hooks run the app.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null, undefined));
-    for (const url of BRIDGED_PATHS) {
-      scope.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, handler: bridge });
+    for (const url of PROTOCOL_PATHS) {
+      scope.route({
+        method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+        url,
+        handler: (request, reply) =>
+          reply.code(404).send({ error: 'not_found', error_description: `No ${request.method} ${url}` }),
+      });
     }
-    done();
   });
 
   await server.register(async (scope) => {

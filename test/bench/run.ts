@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { successBody } from '../../facades/mcp/mcp.plugin.js';
 import { runOperation } from '../../facades/operation.js';
 import { createApp, type App } from '../../src/app.js';
 import { RATE_POLICIES, type RatePolicyName } from '../../src/auth/rate-limit.js';
@@ -13,6 +12,7 @@ import { configureSearchCache } from '../../src/search/search-cache.js';
 import { createFreshDatabase, type FreshDatabase } from '../support/database.js';
 import { autocannon, bareRoute, ServerTimings, type LoadFigure, type LoadRequest } from './http.bench.js';
 import { runFloodBench, type FloodFigure } from './flood.bench.js';
+import { formatChanges, runChangesBench, type ChangesBenchResult } from './changes.bench.js';
 import { runIngestBench, type IngestBenchResult } from './ingest.bench.js';
 import { runOcrBench, type OcrFigure } from './ocr.bench.js';
 import type { RunCpu } from './workers.bench.js';
@@ -38,7 +38,7 @@ import { measureRoundTrip, type RoundTrip } from './round-trip.js';
  * DATABASE_URL (a maintenance database such as .../postgres), else the local default; a fresh
  * database is created for the run and dropped after. Never gates CI.
  *
- *   npm run bench -- [--only ingest,search,mcp,rest,memory,flood,ocr] [--chunks 1000000] [--iterations 200] [--seconds 10]
+ *   npm run bench -- [--only ingest,search,mcp,rest,changes,memory,flood,ocr] [--chunks 1000000] [--iterations 200] [--seconds 10]
  *                    [--search-index gin,rum] (the index paths the search figures run on; rum when the server has it)
  *                    [--memory-minutes 10] [--flood-chunks 200000] [--flood-seconds 20] [--flood-term deposit]
  *                    [--private-server shared_buffers=6GB,...] (every section on a PostgreSQL 15 cluster of
@@ -53,7 +53,7 @@ import { measureRoundTrip, type RoundTrip } from './round-trip.js';
 
 const { values: flags } = parseArgs({
   options: {
-    only: { type: 'string', default: 'ingest,search,mcp,rest' },
+    only: { type: 'string', default: 'ingest,search,mcp,rest,changes' },
     'memory-minutes': { type: 'string', default: '10' },
     'flood-chunks': { type: 'string', default: '200000' },
     'flood-seconds': { type: 'string', default: '20' },
@@ -193,6 +193,7 @@ interface Report {
   memory?: MemoryFigure;
   flood?: FloodFigure;
   ocr?: OcrFigure;
+  changes?: ChangesBenchResult;
 }
 
 function benchConfig(databaseUrl: string, env: Record<string, string> = {}) {
@@ -301,6 +302,19 @@ async function sections(report: Report): Promise<void> {
       }
     } finally {
       await app.close();
+      await db.drop();
+    }
+  }
+
+  if (only.has('changes')) {
+    log('changes: event writes with the triggers on and off, webhook delivery against a bare POST loop');
+    const db = await freshDatabase();
+    try {
+      report.changes = await runChangesBench({
+        config: benchConfig(db.url, { WEBHOOK_ALLOW_LOOPBACK: 'true' }),
+        log,
+      });
+    } finally {
       await db.drop();
     }
   }
@@ -526,8 +540,8 @@ const machineMs = (s: CpuSplit) => round(s.server + s.postgres + s.loadGenerator
 
 /**
  * CPU ms, in this process, of writing a tool answer's JSON as the facade writes it (its text, then
- * the JSON-RPC body with that text again as a JSON string: facades/mcp/mcp.plugin.ts), the mean of
- * many: work every MCP answer with structuredContent needs whatever the code around it.
+ * the JSON-RPC response holding that text and the same value again: facades/mcp/mcp.plugin.ts),
+ * the mean of many: work every MCP answer with structuredContent needs whatever the code around it.
  */
 function answerJsonMs(responseText: string): number {
   const { id, result } = JSON.parse(responseText) as { id: unknown; result: { structuredContent: unknown } };
@@ -536,12 +550,11 @@ function answerJsonMs(responseText: string): number {
   const started = process.cpuUsage();
   for (let i = 0; i < reps; i++) {
     const text = JSON.stringify(result.structuredContent);
-    const body = successBody({
+    bytes += JSON.stringify({
+      jsonrpc: '2.0',
       id,
       result: { content: [{ type: 'text', text }], structuredContent: result.structuredContent },
-    });
-    if (body === null) throw new Error('the probe answer is not a tool result the facade writes as text');
-    bytes += body.length;
+    }).length;
   }
   const { user, system } = process.cpuUsage(started);
   if (bytes !== reps * responseText.length) throw new Error('the facade writes this answer differently');
@@ -941,6 +954,7 @@ function formatReport(r: Report): string {
       '',
     );
   }
+  if (r.changes) lines.push(...formatChanges(r.changes));
   lines.push("Client-side p95 is autocannon's p97.5 (it reports no p95), so it errs high.", '');
   return lines.join('\n');
 }

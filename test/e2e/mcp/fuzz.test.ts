@@ -19,6 +19,7 @@ const TOOLS = [
   'fetch-document-context',
   'search',
   'fetch',
+  'compare-document-revisions',
 ];
 
 beforeAll(async () => {

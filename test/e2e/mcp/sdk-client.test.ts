@@ -81,6 +81,7 @@ describe('MCP tool server with the official SDK client', () => {
     expect(client.getInstructions()).toMatch(/find-projects-mentioning/);
     const { tools } = await client.listTools();
     expect(tools.map((x) => x.name).sort()).toEqual([
+      'compare-document-revisions',
       'fetch',
       'fetch-document-context',
       'find-projects-mentioning',

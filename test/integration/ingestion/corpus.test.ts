@@ -28,6 +28,7 @@ import {
 } from '../../support/factories.js';
 import { ContractClient, nullablePaths, observedNulls } from '../../support/mcp-contract.js';
 import { itWith } from '../../support/requirements.js';
+import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 /** The generated corpus goes through the real pipeline: upload → pdf.js in a worker → chunks in the database. */
 let t: TestApp;
@@ -160,6 +161,26 @@ describe('demo corpus through the ingestion pipeline', () => {
          values (?, 'waiting.pdf', 'brochure', md5('waiting'), 1, '\\x00', now())`,
         [bare.id],
       );
+    // A revision with a line changed, one removed and one added: a comparison's null sides.
+    const revise = async (name: string, text: string, supersedes?: number) => {
+      const res = await t.gql(
+        UPLOAD,
+        {
+          input: {
+            projectId: bare.id,
+            name,
+            category: 'price-list',
+            contentBase64: (await makePdf([text])).toString('base64'),
+            supersedesDocumentId: supersedes,
+          },
+        },
+        t.operator,
+      );
+      return res.data.uploadDocument.document.id as number;
+    };
+    const older = await revise('prices-v1.pdf', 'Suite 1A $500,000\nParking $45,000');
+    const newer = await revise('prices-v2.pdf', 'Suite 1A $510,000\nLocker $6,000', older);
+    await t.app.deps.ingestion.queue.idle();
     const team = await createTeam(t, { plan: 'elite' });
     const user = await createUser(t);
     await addMember(t, team.id, user.id);
@@ -190,6 +211,8 @@ describe('demo corpus through the ingestion pipeline', () => {
     const hits = await call('search-document-text', { query: term, include_historical: true, limit: 25 });
     expect(hits.data.length).toBeGreaterThan(0);
     await call('fetch-document-context', { chunk_id: hits.data[0].chunk_id, before: 5, after: 5 });
+    const compared = await call('compare-document-revisions', { document_id: newer });
+    expect(compared.data.map((c) => c.kind).sort()).toEqual(['added', 'changed', 'removed']);
     await client.close();
 
     const neverNull = nullablePaths().filter((path) => !observedNulls.has(path));

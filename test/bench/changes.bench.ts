@@ -1,0 +1,183 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createApp } from '../../src/app.js';
+import type { AppConfig } from '../../src/config.js';
+import { post, SEND_BATCH } from '../../src/webhooks/delivery.js';
+import { medianRound, ratio, round } from './stats.js';
+
+/**
+ * The change feed's two costs. Event writes: the same operator updates and the same uploads with
+ * the change-event triggers on and off, alternating rounds on one database. Webhook delivery:
+ * events delivered to a local receiver through the whole pipeline (fan-out, claim, sign, POST,
+ * record) against a bare loop that POSTs the same signed payloads with the same HTTP client, as
+ * many at once as the deliverer sends.
+ */
+
+export interface ChangesBenchResult {
+  /** Operator updates a second, triggers off and on; `overhead` is on/off time - 1. */
+  updates: { perSecondOff: number; perSecondOn: number; overhead: number; roundOverheads: number[] };
+  /** Document inserts a second (the upload's write), triggers off and on. */
+  documents: { perSecondOff: number; perSecondOn: number; overhead: number; roundOverheads: number[] };
+  delivery: { events: number; pipelinePerSecond: number; barePerSecond: number; ratio: number };
+  goals: string[];
+}
+
+const ROUNDS = 3;
+const UPDATES = 400;
+const DOCUMENTS = 200;
+const EVENTS = 400;
+
+export async function runChangesBench(opts: {
+  config: AppConfig;
+  log: (line: string) => void;
+}): Promise<ChangesBenchResult> {
+  const app = await createApp(opts.config, { logger: false, worker: false });
+  const db = app.db.orm.em.fork().getConnection();
+  const run = (sql: string, params: unknown[] = []) => db.execute(sql, params);
+  try {
+    const [developer] = await run(
+      `insert into developer (name, created_at) values ('Bench Developer', now()) returning id`,
+    );
+    const [project] = await run(
+      `insert into project (name, slug, city, developer_id, created_at) values ('Bench Towers', 'bench-towers', 'Toronto', ?, now()) returning id`,
+      [developer.id],
+    );
+    const triggers = (on: boolean, tables: string[]) =>
+      Promise.all(
+        tables.map((t) => run(`alter table ${t} ${on ? 'enable' : 'disable'} trigger ${t}_change_event`)),
+      );
+
+    const timed = async (work: () => Promise<void>) => {
+      const start = performance.now();
+      await work();
+      return performance.now() - start;
+    };
+    const updates = async () => {
+      for (let i = 0; i < UPDATES; i++)
+        await run(`update project set total_units = ? where id = ?`, [i + 1, project.id]);
+    };
+    let doc = 0;
+    const documents = async () => {
+      for (let i = 0; i < DOCUMENTS; i++) {
+        await run(
+          `insert into document (project_id, name, category, content_hash, byte_size, content, created_at)
+           values (?, ?, 'price-list', md5(?), 1, '\\x00', now())`,
+          [project.id, `bench-${doc}.pdf`, String(doc++)],
+        );
+      }
+    };
+    const ab = async (label: string, tables: string[], work: () => Promise<void>, count: number) => {
+      const rounds: { off: number; on: number }[] = [];
+      await work(); // warm-up
+      for (let r = 0; r < ROUNDS; r++) {
+        await triggers(false, tables);
+        const off = await timed(work);
+        await triggers(true, tables);
+        const on = await timed(work);
+        rounds.push({ off, on });
+        opts.log(`changes: ${label} round ${r + 1}: ${round(off)} ms off, ${round(on)} ms on`);
+      }
+      const median = medianRound(rounds, (x) => x.on / x.off);
+      return {
+        perSecondOff: round((count / median.off) * 1000),
+        perSecondOn: round((count / median.on) * 1000),
+        overhead: round(median.on / median.off - 1),
+        roundOverheads: rounds.map((x) => round(x.on / x.off - 1)),
+      };
+    };
+    const updateFigure = await ab('operator updates', ['project'], updates, UPDATES);
+    const documentFigure = await ab('document inserts', ['document'], documents, DOCUMENTS);
+
+    // Delivery: a receiver that answers 204 at once.
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    try {
+      const [team] = await run(
+        `insert into team (name, plan, created_at) values ('Bench Team', 'elite', now()) returning id`,
+      );
+      const secret = `whsec_${Buffer.from('bench-secret-0123456789abcdef0123').toString('base64')}`;
+      await run(
+        `insert into webhook_endpoint (team_id, url, event_types, secret) values (?, ?, '{project.changed}', ?)`,
+        [team.id, url, secret],
+      );
+      // Fan-out starts after what exists now.
+      await app.webhooks.runOnce();
+      for (let i = 0; i < EVENTS; i++)
+        await run(`update project set storeys = ? where id = ?`, [i + 1, project.id]);
+      const payloads = (await run(
+        `select id::text from change_event where type = 'project.changed' order by id desc limit ?`,
+        [EVENTS],
+      )) as { id: string }[];
+      const pipelineMs = await timed(async () => {
+        for (let i = 0; i < 10_000; i++) {
+          if ((await app.webhooks.runOnce()) > 0) continue;
+          const [left] = await run(
+            `select count(*)::int as n from webhook_delivery where status <> 'delivered'`,
+          );
+          if (left.n === 0) return;
+        }
+        throw new Error('webhook deliveries did not finish');
+      });
+      const settings = { allowLoopback: true, timeoutMs: opts.config.webhooks.timeoutMs };
+      const bareMs = await timed(async () => {
+        for (let i = 0; i < payloads.length; i += SEND_BATCH) {
+          await Promise.all(
+            payloads
+              .slice(i, i + SEND_BATCH)
+              .map((p) =>
+                post(
+                  url,
+                  JSON.stringify({ type: 'project.changed', id: p.id }),
+                  `msg_${p.id}`,
+                  secret,
+                  settings,
+                ),
+              ),
+          );
+        }
+      });
+      const pipelinePerSecond = round((EVENTS / pipelineMs) * 1000);
+      const barePerSecond = round((payloads.length / bareMs) * 1000);
+      return {
+        updates: updateFigure,
+        documents: documentFigure,
+        delivery: {
+          events: EVENTS,
+          pipelinePerSecond,
+          barePerSecond,
+          ratio: ratio(pipelinePerSecond, barePerSecond),
+        },
+        goals: [
+          'the event write adds at most 10 % to the write paths it touches',
+          'webhook delivery at least 0.5× a bare loop POSTing the same signed payloads',
+        ],
+      };
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((r) => receiver.close(r));
+    }
+  } finally {
+    await app.close();
+  }
+}
+
+export function formatChanges(c: ChangesBenchResult): string[] {
+  return [
+    '## Change feed and webhooks',
+    '',
+    '| figure | off | on | cost |',
+    '|---|---|---|---|',
+    `| operator updates a second (change-event trigger off / on) | ${c.updates.perSecondOff} | ${c.updates.perSecondOn} | +${Math.round(c.updates.overhead * 100)} % (rounds ${c.updates.roundOverheads.map((x) => `${Math.round(x * 100)} %`).join(', ')}) |`,
+    `| document inserts a second (trigger off / on) | ${c.documents.perSecondOff} | ${c.documents.perSecondOn} | +${Math.round(c.documents.overhead * 100)} % (rounds ${c.documents.roundOverheads.map((x) => `${Math.round(x * 100)} %`).join(', ')}) |`,
+    '',
+    `Webhook delivery of ${c.delivery.events} events to a local receiver: ${c.delivery.pipelinePerSecond}/s through the pipeline, ${c.delivery.barePerSecond}/s for a bare loop of the same signed POSTs: ×${c.delivery.ratio}.`,
+    '',
+    ...c.goals.map((g) => `- Goal: ${g}`),
+    '',
+  ];
+}

@@ -1,0 +1,239 @@
+import pg from 'pg';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import {
+  addMember,
+  createAccessToken,
+  createApiKey,
+  createProject,
+  createTeam,
+  createUser,
+} from '../../support/factories.js';
+import { makePdf, UPLOAD } from '../../support/pdf.js';
+
+let t: TestApp;
+const tokens: Record<string, string> = {};
+let proTeam: number;
+
+const FEED = `query($after: String, $first: Int, $types: [String!], $p: Int) {
+  changes(after: $after, first: $first, types: $types, projectId: $p) {
+    data { id occurredAt type subject { type id projectId } changes { field before after } }
+    meta { returned nextCursor hasMore } } }`;
+
+async function read(after: string | null, vars: Record<string, unknown> = {}, secret = tokens.pro) {
+  const res = await t.gql(FEED, { after, ...vars }, secret);
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+  return res.data.changes;
+}
+
+/** Every event after the cursor, page by page, and the cursor to resume from. */
+async function drain(after: string | null, vars: Record<string, unknown> = {}) {
+  const events: any[] = [];
+  let cursor = after;
+  for (let i = 0; i < 200; i++) {
+    const page = await read(cursor, { first: 7, ...vars });
+    events.push(...page.data);
+    cursor = page.meta.nextCursor;
+    if (!page.meta.hasMore) break;
+  }
+  return { events, cursor };
+}
+
+const sql = (text: string, params: unknown[] = []) =>
+  t.app.deps.em.fork().getConnection().execute(text, params);
+
+beforeAll(async () => {
+  t = await startTestApp();
+  for (const plan of ['essential', 'pro']) {
+    const team = await createTeam(t, { plan });
+    const user = await createUser(t);
+    await addMember(t, team.id, user.id);
+    tokens[plan] = (await createAccessToken(t, team.id, user.id)).secret;
+    if (plan === 'pro') proTeam = team.id;
+  }
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('the change feed', () => {
+  it('has an event for each committed change, with the changed fields before and after', async () => {
+    const { cursor } = await drain(null);
+    const project = await createProject(t, { name: 'Feed Towers' });
+    await sql(`update project set sales_status = 'selling', occupancy_date = '2028-06' where id = ?`, [
+      project.id,
+    ]);
+    await sql(`update project set city = city where id = ?`, [project.id]);
+    const { events } = await drain(cursor);
+    expect(events.map((e) => e.type)).toEqual(['project.created', 'project.changed']);
+    expect(events[0].subject).toEqual({ type: 'project', id: project.id, projectId: project.id });
+    expect(events[0].changes).toContainEqual({ field: 'name', before: null, after: 'Feed Towers' });
+    expect(events[1].changes).toEqual(
+      expect.arrayContaining([
+        { field: 'sales_status', before: null, after: 'selling' },
+        { field: 'occupancy_date', before: null, after: '2028-06' },
+      ]),
+    );
+    expect(events[1].changes).toHaveLength(2);
+    expect(Date.parse(events[1].occurredAt)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('has no event for a change rolled back', async () => {
+    const { cursor } = await drain(null);
+    const project = await createProject(t);
+    const em = t.app.deps.em.fork();
+    await expect(
+      em.transactional(async (tx) => {
+        await tx
+          .getConnection()
+          .execute(
+            `update project set sales_status = 'sold-out' where id = ?`,
+            [project.id],
+            'run',
+            tx.getTransactionContext(),
+          );
+        throw new Error('abandon');
+      }),
+    ).rejects.toThrow('abandon');
+    const { events } = await drain(cursor);
+    expect(events.map((e) => e.type)).toEqual(['project.created']);
+  });
+
+  it('tells documents published, indexed, superseded and failed', async () => {
+    const { cursor } = await drain(null);
+    const project = await createProject(t);
+    const upload = async (name: string, content: Buffer, supersedes?: number) => {
+      const res = await t.gql(
+        UPLOAD,
+        {
+          input: {
+            projectId: project.id,
+            name,
+            category: 'price-list',
+            contentBase64: content.toString('base64'),
+            supersedesDocumentId: supersedes,
+          },
+        },
+        t.operator,
+      );
+      if (res.errors) throw new Error(JSON.stringify(res.errors));
+      return res.data.uploadDocument.document.id as number;
+    };
+    const v1 = await upload('v1.pdf', await makePdf(['Suite 1B $1,249,900']));
+    await t.app.deps.ingestion.queue.idle();
+    const v2 = await upload('v2.pdf', await makePdf(['Suite 1B $1,279,900']), v1);
+    const broken = await upload(
+      'broken.pdf',
+      Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from('not a pdf at all')]),
+    );
+    await t.app.deps.ingestion.queue.idle();
+    const { events } = await drain(cursor, {
+      p: project.id,
+      types: ['document.published', 'document.indexed', 'document.superseded', 'document.failed'],
+    });
+    const seen = events.map((e) => `${e.type} ${e.subject.id}`);
+    const expected = [
+      `document.published ${v1}`,
+      `document.indexed ${v1}`,
+      `document.published ${v2}`,
+      `document.superseded ${v1}`,
+      `document.indexed ${v2}`,
+      `document.published ${broken}`,
+      `document.failed ${broken}`,
+    ];
+    expect([...seen].sort()).toEqual([...expected].sort());
+    // Order where one change caused the other; v2's and the broken file's jobs may interleave.
+    const order = (a: string, b: string) => expect(seen.indexOf(a)).toBeLessThan(seen.indexOf(b));
+    order(expected[0], expected[1]);
+    order(expected[1], expected[2]);
+    order(expected[2], expected[4]);
+    order(expected[3], expected[5]);
+    order(expected[5], expected[6]);
+    const indexed = events.find((e) => e.type === 'document.indexed');
+    expect(indexed.changes).toEqual(
+      expect.arrayContaining([
+        { field: 'status', before: 'processing', after: 'completed' },
+        { field: 'page_count', before: 0, after: 1 },
+      ]),
+    );
+    expect(events.find((e) => e.type === 'document.published' && e.subject.id === v2).changes).toContainEqual(
+      {
+        field: 'supersedes_id',
+        before: null,
+        after: v1,
+      },
+    );
+  });
+
+  it('pages to the end visiting every event once, and filters by type and project', async () => {
+    const a = await createProject(t);
+    const b = await createProject(t);
+    for (const id of [a.id, b.id, a.id])
+      await sql(`update project set storeys = coalesce(storeys, 0) + 1 where id = ?`, [id]);
+    const all = await drain(null);
+    expect(new Set(all.events.map((e) => e.id)).size).toBe(all.events.length);
+    const ids = all.events.map((e) => BigInt(e.id));
+    expect(ids.length).toBeGreaterThan(5);
+    const onlyA = await drain(null, { p: a.id, types: ['project.changed'] });
+    expect(onlyA.events.map((e) => e.subject.id)).toEqual([a.id, a.id]);
+    const again = await read(all.cursor);
+    expect(again).toMatchObject({ data: [], meta: { returned: 0, nextCursor: all.cursor, hasMore: false } });
+  });
+
+  it('refuses bad arguments with the field named', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ after: 'not-a-cursor' }, /after: is not a cursor/],
+      [{ first: 201 }, /first: must be an integer from 1 to 200/],
+      [{ first: 0 }, /first: must be an integer from 1 to 200/],
+      [{ types: ['project.deleted'] }, /types.0: must be one of/],
+      [{ p: 0 }, /projectId: must be a positive integer/],
+    ];
+    for (const [vars, message] of cases) {
+      const res = await t.gql(FEED, vars, tokens.pro);
+      expect(res.errors?.[0]?.message).toMatch(message);
+      expect(res.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    }
+  });
+
+  it('is for Pro and Elite; an API key needs the changes scope', async () => {
+    const essential = await t.gql(FEED, {}, tokens.essential);
+    expect(essential.errors?.[0]?.extensions?.appCode).toBe('PLAN_UPGRADE_REQUIRED');
+    const without = await createApiKey(t, proTeam, ['building-links']);
+    const refused = await t.gql(FEED, {}, without.secret);
+    expect(refused.errors?.[0]?.extensions?.appCode).toBe('SCOPE_MISSING');
+    const withScope = await createApiKey(t, proTeam, ['changes']);
+    const ok = await t.gql(FEED, { first: 1 }, withScope.secret);
+    expect(ok.errors).toBeUndefined();
+    expect(ok.data.changes.meta.returned).toBe(1);
+    const anonymous = await t.gql(FEED, {});
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+const databaseUrl = process.env.DATABASE_URL;
+// Needs two connections with open transactions at once; the embedded PGlite has one connection.
+(databaseUrl ? describe : describe.skip)('the change feed with concurrent writers (PostgreSQL)', () => {
+  it('holds back events behind a running transaction, so none commits behind a cursor already handed out', async () => {
+    const project = await createProject(t);
+    const other = await createProject(t);
+    const { cursor } = await drain(null);
+    const slow = new pg.Client({ connectionString: t.config.databaseUrl! });
+    await slow.connect();
+    try {
+      await slow.query('begin');
+      // The slow transaction writes first (lower event id) and commits last.
+      await slow.query(`update project set storeys = 10 where id = $1`, [project.id]);
+      await sql(`update project set total_units = 99 where id = ?`, [other.id]);
+      const during = await drain(cursor);
+      expect(during.events).toEqual([]);
+      expect(during.cursor).toBe(cursor);
+      await slow.query('commit');
+      const after = await drain(cursor);
+      expect(after.events.map((e) => e.changes.map((c: any) => c.field))).toEqual([
+        ['storeys'],
+        ['total_units'],
+      ]);
+    } finally {
+      await slow.end();
+    }
+  });
+});

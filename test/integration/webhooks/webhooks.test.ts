@@ -1,0 +1,315 @@
+import { fork } from 'node:child_process';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { webhookUrlProblem } from '../../../src/webhooks/webhook-url.js';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import {
+  addMember,
+  createAccessToken,
+  createProject,
+  createTeam,
+  createUser,
+} from '../../support/factories.js';
+
+/** A local receiver whose answer each test sets; it verifies every signature it is sent. */
+class Receiver {
+  server!: Server;
+  url = '';
+  secret = '';
+  /** What to do with the next request: a status, 'hang' (never answer) or 'drop' (close the socket). */
+  plan: (n: number) => number | 'hang' | 'drop' = () => 204;
+  received: { id: string; attempt: number; body: any }[] = [];
+  badSignatures = 0;
+  n = 0;
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const what = this.plan(this.n++);
+    if (what === 'hang') return;
+    if (what === 'drop') {
+      req.socket.destroy();
+      return;
+    }
+    try {
+      new Webhook(this.secret).verify(body, req.headers as Record<string, string>);
+    } catch {
+      this.badSignatures++;
+    }
+    const id = String(req.headers['webhook-id']);
+    this.received.push({
+      id,
+      attempt: this.received.filter((r) => r.id === id).length + 1,
+      body: JSON.parse(body),
+    });
+    res.writeHead(what, { 'content-type': 'text/plain' }).end(`answer ${what} ${'x'.repeat(2000)}`);
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+let t: TestApp;
+let teamId: number;
+let owner: string;
+let member: string;
+const receiver = new Receiver();
+
+const ENDPOINT = `mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) {
+  secret endpoint { id teamId url eventTypes enabled disabledReason failingSince createdAt } } }`;
+const DELIVERIES = `query($e: Int!, $first: Int) { webhookDeliveries(endpointId: $e, first: $first) {
+  id endpointId eventId eventType status attempts nextAttemptAt lastStatusCode lastError lastLatencyMs responseExcerpt deliveredAt } }`;
+const ENDPOINTS = `query($t: Int!) { webhookEndpoints(teamId: $t) { id enabled disabledReason failingSince } }`;
+
+async function register(eventTypes?: string[], url = receiver.url) {
+  const res = await t.gql(ENDPOINT, { input: { teamId, url, eventTypes } }, owner);
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+  receiver.secret = res.data.createWebhookEndpoint.secret;
+  return res.data.createWebhookEndpoint.endpoint.id as number;
+}
+
+async function remove(id: number) {
+  await t.gql(`mutation($id: Int!) { deleteWebhookEndpoint(id: $id) }`, { id }, owner);
+}
+
+/** Runs delivery rounds until `done` holds (the schedule here is fractions of a second). */
+async function until(done: () => boolean | Promise<boolean>, rounds = 200) {
+  for (let i = 0; i < rounds; i++) {
+    await t.app.webhooks.runOnce();
+    if (await done()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('webhook deliveries did not settle');
+}
+
+const deliveries = async (e: number) =>
+  (await t.gql(DELIVERIES, { e, first: 100 }, owner)).data.webhookDeliveries;
+
+beforeAll(async () => {
+  await receiver.start();
+  t = await startTestApp(
+    { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_TIMEOUT_MS: '400', WEBHOOK_RETRY_SCHEDULE: '0.1,0.1,0.1,0.1' },
+    // Tests drive delivery rounds themselves, so nothing races them.
+    { worker: false },
+  );
+  const team = await createTeam(t, { plan: 'pro' });
+  teamId = team.id;
+  const admin = await createUser(t);
+  await addMember(t, teamId, admin.id, 'owner');
+  owner = (await createAccessToken(t, teamId, admin.id)).secret;
+  const plain = await createUser(t);
+  await addMember(t, teamId, plain.id, 'member');
+  member = (await createAccessToken(t, teamId, plain.id)).secret;
+});
+afterEach(async () => {
+  // A failed test leaves no endpoint behind to receive the next test's events.
+  await t.app.deps.em.fork().getConnection().execute('delete from webhook_endpoint');
+  receiver.plan = () => 204;
+  receiver.n = 0;
+  receiver.received = [];
+  receiver.badSignatures = 0;
+});
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+describe('webhook endpoints', () => {
+  it.each([
+    ['http without the loopback setting', 'http://example.com/hook', false, /must be an https/],
+    ['a private address', 'https://10.1.2.3/hook', false, /private/],
+    ['the metadata address', 'https://169.254.169.254/latest', false, /private/],
+    ['loopback without the setting', 'https://127.0.0.1/hook', false, /private/],
+    ['localhost without the setting', 'https://localhost/hook', false, /private/],
+    ['IPv6 loopback', 'https://[::1]/hook', false, /private/],
+    ['a mapped private IPv4', 'https://[::ffff:10.0.0.1]/hook', false, /private/],
+    ['credentials in the URL', 'https://user:pw@example.com/hook', false, /user name/],
+    ['not a URL', 'hook', false, /absolute/],
+  ])('refuses %s', (_, url, loopback, problem) => {
+    expect(webhookUrlProblem(url, loopback)).toMatch(problem);
+  });
+
+  it('accepts public https URLs, and loopback http only with the setting', () => {
+    expect(webhookUrlProblem('https://hooks.example.com/pds', false)).toBeNull();
+    expect(webhookUrlProblem('http://127.0.0.1:9/hook', true)).toBeNull();
+  });
+
+  it('refuses bad input, members and other plans with clear errors', async () => {
+    const bad = await t.gql(ENDPOINT, { input: { teamId, url: 'https://10.0.0.1/x' } }, owner);
+    expect(bad.errors?.[0]?.message).toMatch(/^url: must not point at a private/);
+    const types = await t.gql(
+      ENDPOINT,
+      { input: { teamId, url: receiver.url, eventTypes: ['nope'] } },
+      owner,
+    );
+    expect(types.errors?.[0]?.message).toMatch(/eventTypes.0: must be one of/);
+    const byMember = await t.gql(ENDPOINT, { input: { teamId, url: receiver.url } }, member);
+    expect(byMember.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const other = await createTeam(t, { plan: 'essential' });
+    const foreign = await t.gql(ENDPOINT, { input: { teamId: other.id, url: receiver.url } }, owner);
+    expect(foreign.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('bounds endpoints per team', async () => {
+    const ids = [];
+    for (let i = 0; i < 10; i++) ids.push(await register());
+    const eleventh = await t.gql(ENDPOINT, { input: { teamId, url: receiver.url } }, owner);
+    expect(eleventh.errors?.[0]?.message).toMatch(/at most 10 webhook endpoints/);
+    for (const id of ids) await remove(id);
+  });
+});
+
+describe('webhook delivery', () => {
+  it('signs each event as Standard Webhooks says, with the event id as webhook-id', async () => {
+    const endpoint = await register(['project.created']);
+    receiver.plan = () => 200;
+    const project = await createProject(t, { name: 'Hooked Towers' });
+    await until(() => receiver.received.length === 1);
+    const [got] = receiver.received;
+    expect(receiver.badSignatures).toBe(0);
+    expect(got.body).toMatchObject({
+      type: 'project.created',
+      data: { type: 'project.created', subject: { type: 'project', id: project.id } },
+    });
+    expect(got.id).toBe(`msg_${got.body.data.id}`);
+    const [log] = await deliveries(endpoint);
+    expect(log).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      lastStatusCode: 200,
+      eventType: 'project.created',
+    });
+    // The receiver answered over 2,000 characters: only the first 500 are kept.
+    expect(log.responseExcerpt).toMatch(/^answer 200 x+$/);
+    expect(log.responseExcerpt).toHaveLength(500);
+    await remove(endpoint);
+  });
+
+  it('retries a 500, a refused connection and a timeout with the same webhook-id, then delivers', async () => {
+    const endpoint = await register(['project.created']);
+    receiver.plan = (n) => (n === 0 ? 500 : n === 1 ? 'drop' : n === 2 ? 'hang' : 200);
+    await createProject(t);
+    await until(async () => (await deliveries(endpoint))[0]?.status === 'delivered');
+    const [log] = await deliveries(endpoint);
+    expect(log.attempts).toBe(4);
+    // The 500 and the final 200 reached the receiver's handler, both with one webhook-id.
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1);
+    expect(receiver.received.map((r) => r.attempt)).toEqual([1, 2]);
+    await remove(endpoint);
+  });
+
+  it('disables an endpoint that answers 410 Gone, and redelivers once it is enabled again', async () => {
+    const endpoint = await register(['project.created']);
+    receiver.plan = () => 410;
+    await createProject(t);
+    await until(async () => (await deliveries(endpoint))[0]?.status === 'failed');
+    const [state] = (await t.gql(ENDPOINTS, { t: teamId }, owner)).data.webhookEndpoints.filter(
+      (e: any) => e.id === endpoint,
+    );
+    expect(state).toMatchObject({ enabled: false, disabledReason: 'the endpoint answered 410 Gone' });
+    receiver.plan = () => 200;
+    const [failed] = await deliveries(endpoint);
+    const refused = await t.gql(
+      `mutation($id: String!) { redeliverWebhook(id: $id) { status } }`,
+      { id: failed.id },
+      owner,
+    );
+    expect(refused.errors?.[0]?.message).toMatch(/is disabled/);
+    await t.gql(
+      `mutation($id: Int!) { enableWebhookEndpoint(id: $id) { enabled } }`,
+      { id: endpoint },
+      owner,
+    );
+    const again = await t.gql(
+      `mutation($id: String!) { redeliverWebhook(id: $id) { status } }`,
+      { id: failed.id },
+      owner,
+    );
+    expect(again.data.redeliverWebhook.status).toBe('pending');
+    await until(async () => (await deliveries(endpoint))[0]?.status === 'delivered');
+    expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1);
+    await remove(endpoint);
+  });
+
+  it('fails a delivery after the whole schedule and disables its endpoint', async () => {
+    const endpoint = await register(['project.created']);
+    receiver.plan = () => 503;
+    await createProject(t);
+    await until(async () => (await deliveries(endpoint))[0]?.status === 'failed');
+    const [log] = await deliveries(endpoint);
+    expect(log).toMatchObject({ attempts: 5, lastStatusCode: 503, nextAttemptAt: null });
+    const [state] = (await t.gql(ENDPOINTS, { t: teamId }, owner)).data.webhookEndpoints.filter(
+      (e: any) => e.id === endpoint,
+    );
+    expect(state.enabled).toBe(false);
+    expect(state.disabledReason).toMatch(/failed every attempt/);
+    await remove(endpoint);
+  });
+
+  it('loses no event while the receiver flaps: every event arrives, each under one webhook-id', async () => {
+    const endpoint = await register(['project.created', 'project.changed']);
+    const flaky = [500, 'drop', 200, 'hang', 503, 200] as const;
+    receiver.plan = (n) => flaky[n % flaky.length];
+    const projects = [];
+    for (let i = 0; i < 12; i++) projects.push(await createProject(t));
+    for (const p of projects.slice(0, 6)) {
+      await t.app.deps.em
+        .fork()
+        .getConnection()
+        .execute('update project set storeys = 7 where id = ?', [p.id]);
+    }
+    // The receiver recovers before the schedule runs out.
+    setTimeout(() => (receiver.plan = () => 200), 600);
+    await until(async () => (await deliveries(endpoint)).every((d: any) => d.status === 'delivered'));
+    const log = await deliveries(endpoint);
+    expect(log).toHaveLength(18);
+    const ids = new Set(receiver.received.map((r) => r.id));
+    expect(ids).toEqual(new Set(log.map((d: any) => `msg_${d.eventId}`)));
+    expect(receiver.badSignatures).toBe(0);
+    await remove(endpoint);
+  });
+});
+
+const databaseUrl = process.env.DATABASE_URL;
+// A second process shares the database only on a server: the embedded PGlite lives in this one.
+(databaseUrl ? describe : describe.skip)('webhook delivery when a worker is killed (PostgreSQL)', () => {
+  it('a delivery claimed by a killed worker comes due again after its lease and is delivered once, same webhook-id', async () => {
+    const endpoint = await register(['project.created']);
+    receiver.plan = (n) => (n === 0 ? 'hang' : 200);
+    await createProject(t);
+    const hooks = new URL('../../../src/ingestion/source-hooks.ts', import.meta.url).pathname;
+    const child = fork(
+      new URL('../../support/webhook-deliverer.child.ts', import.meta.url).pathname,
+      [t.config.databaseUrl!, '3000'],
+      {
+        execArgv: ['--experimental-transform-types', '--no-warnings', '--import', hooks],
+        stdio: 'ignore',
+      },
+    );
+    try {
+      for (let i = 0; i < 200 && receiver.n === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(receiver.n).toBe(1);
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      // Leased to the dead worker: not due yet.
+      await t.app.webhooks.runOnce();
+      expect((await deliveries(endpoint))[0]).toMatchObject({ status: 'pending', attempts: 1 });
+      await until(async () => (await deliveries(endpoint))[0]?.status === 'delivered', 400);
+      expect((await deliveries(endpoint))[0].attempts).toBe(2);
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0].id).toMatch(/^msg_\d+$/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
+});
