@@ -141,16 +141,12 @@ const SPECS: Record<
     description:
       'Shows what changed between two revisions of a document (a new price list, a revised deposit structure or incentive sheet), page by page: lines removed and added, and for lines that differ only in their numbers each number as before and after ("$1,249,900" to "$1,279,900"; "5%" to "10%"). Each side cites its document, page and text hash. Give a document_id alone to compare it with the revision it replaces, or two revisions of the same document. Elite plan (it reads older revisions). Long comparisons come in pages: pass meta.next_cursor as cursor.',
     rules: {
-      document_id: {
-        type: 'integer',
-        minimum: 1,
-        description: 'A revision, from list-project-documents (include_historical true lists older ones)',
-      },
+      document_id: idSchema(
+        'A revision, from list-project-documents (include_historical true lists older ones)',
+      ),
       other_document_id: {
+        ...idSchema('Another revision of the same document; omit to compare with the one document_id replaces'),
         type: ['integer', 'null'],
-        minimum: 1,
-        description:
-          'Another revision of the same document; omit to compare with the one document_id replaces',
       },
       cursor: {
         type: ['string', 'null'],

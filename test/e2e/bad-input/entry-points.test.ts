@@ -75,7 +75,7 @@ describe('integer ids beyond 2^31-1', () => {
   it('REST refuses 2147483648 with the 422 body and takes every id up to 2147483647', async () => {
     const over = await rest('GET', '/building-links/2147483648');
     expect(over.status).toBe(422);
-    expect(over.json.errors.id).toEqual(['must be an integer id from 1 to 2147483647']);
+    expect(over.json.errors.id).toEqual(['must be a positive integer building id']);
     for (const id of ['1000000000', '2147483647']) {
       const res = await rest('GET', `/building-links/${id}`);
       expect(res.status).toBe(404);
