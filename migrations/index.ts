@@ -10,6 +10,7 @@ import { Migration20261124194000InlineSearchVector } from './Migration2026112419
 import { Migration20261125183000SearchGeneration } from './Migration20261125183000SearchGeneration.js';
 import { Migration20261126180000SearchCoverageTrigger } from './Migration20261126180000SearchCoverageTrigger.js';
 import { Migration20261127230000OcrConfidence } from './Migration20261127230000OcrConfidence.js';
+import { Migration20261127233000TeamSettings } from './Migration20261127233000TeamSettings.js';
 import { Migration20261128000000ChangeEvents } from './Migration20261128000000ChangeEvents.js';
 import { Migration20261128001000Webhooks } from './Migration20261128001000Webhooks.js';
 
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
     class: Migration20261126180000SearchCoverageTrigger,
   },
   { name: 'Migration20261127230000OcrConfidence', class: Migration20261127230000OcrConfidence },
+  { name: 'Migration20261127233000TeamSettings', class: Migration20261127233000TeamSettings },
   { name: 'Migration20261128000000ChangeEvents', class: Migration20261128000000ChangeEvents },
   { name: 'Migration20261128001000Webhooks', class: Migration20261128001000Webhooks },
 ];

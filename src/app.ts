@@ -27,6 +27,8 @@ import { buildHttpServer } from './http/server.js';
 import { assertAudience } from './oauth/audience.js';
 import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerUsers, sessionAuth } from './users/users.plugin.js';
+import { registerSettings } from './settings/settings.routes.js';
+import { UsageCounter } from './usage/usage.counter.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerApiReference } from '../facades/rest/api-reference.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
@@ -170,7 +172,9 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     },
     availability,
     clock: opts.clock ?? (() => new Date()),
+    usage: new UsageCounter(db.orm.em, server.log, config.usageFlushIntervalMs),
   };
+  deps.usage.start();
 
   server.get('/healthz', () => ({ status: 'ok' }));
   // Ready: the database answers. Degraded (still 200: the node serves): the job queue cannot reach
@@ -202,6 +206,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerUsers(server, deps);
   await registerGraphQL(server, schema, deps);
   await registerOAuth(server, deps);
+  await registerSettings(server, deps);
   await registerMcp(server, schema, deps);
   await registerRest(server, schema, deps);
   await registerApiReference(server);
@@ -230,6 +235,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
       if (closed) return;
       closed = true;
       await server.close();
+      await deps.usage.stop();
       await webhooks.stop();
       await rederivation?.stop();
       await ingestion.stop();

@@ -230,6 +230,15 @@ export const EnvSchema = z.object({
     .describe(
       'Search answers kept per database pool, given again until a chunk, document, extraction status or project name changes (0: none).',
     ),
+  USAGE_FLUSH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(10_000)
+    .describe(
+      'How often the request counts per API key and MCP token (the settings\' Usage page, GraphQL `teamUsage`) kept in memory are written to PostgreSQL; a crash loses at most this much of them.',
+    ),
   SEARCH_INDEX: z
     .enum(['gin', 'rum'])
     .default('gin')
@@ -430,6 +439,7 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
     searchConcurrency: e.SEARCH_CONCURRENCY ?? Math.max(1, availableParallelism() - 1),
     /** See src/search/search-cache.ts. */
     searchCacheEntries: e.SEARCH_CACHE_ENTRIES,
+    usageFlushIntervalMs: e.USAGE_FLUSH_INTERVAL_MS,
     searchIndex: e.SEARCH_INDEX,
     /** PDF extraction: each extractor process's OS memory limit and what one document may cost. */
     extraction: Object.freeze({

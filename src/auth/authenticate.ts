@@ -22,6 +22,11 @@ export function accepts(transport: Transport, kind: CredentialKind): boolean {
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** The limiter key an API key's requests are charged to (the settings' usage page reads its window). */
+export function apiKeyRateKey(id: number): string {
+  return `key:${id}`;
+}
+
 export interface AuthOptions {
   transport: Transport;
   adminToken: string | null;
@@ -172,7 +177,7 @@ async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, n
     assertUsable(key, now);
     await touch(em, 'api_key', key, now);
     return {
-      credential: { kind: 'api-key', id: key.id, rateKey: `key:${key.id}`, resource: null },
+      credential: { kind: 'api-key', id: key.id, rateKey: apiKeyRateKey(key.id), resource: null },
       team: teamView(key),
       user: null,
       role: null,

@@ -132,14 +132,6 @@ export function requireDocumentIntelligence(viewer: Viewer | null): DocumentInte
   return { historical: plan === 'elite' };
 }
 
-/** Team owners and admins manage their own team's keys and tokens; the operator manages all. */
-export function requireTeamAdmin(viewer: Viewer | null, teamId: number): Viewer {
-  const v = requireViewer(viewer);
-  if (v.isOperator) return v;
-  if (v.team?.id === teamId && v.user && (v.role === 'owner' || v.role === 'admin')) return v;
-  throw new AppError('FORBIDDEN', 'Only an owner or admin of this team may manage its keys and tokens');
-}
-
 type ConnectorTeam = Pick<TeamView, 'agentTier' | 'subscriptionStatus' | 'pastDueSince'>;
 
 /**

@@ -56,12 +56,22 @@ export interface RateDecision {
   retryAfterSeconds: number | null;
 }
 
+/** A key's window as it stands: what the settings' usage page shows. */
+export interface RateWindow {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets; null when none is open (nothing charged lately: the full limit is left). */
+  resetSeconds: number | null;
+}
+
 export type RateStoreConfig =
   { kind: 'memory' } | { kind: 'postgres'; pool: Pool } | { kind: 'redis'; url: string };
 
 export interface RateLimiter {
   /** Charges `points` (1 by default); 0 charges nothing and tells whether the key is already over its limit. */
   consume(policy: RatePolicyName, key: string, points?: number): Promise<RateDecision>;
+  /** The key's current window without charging it. */
+  peek(policy: RatePolicyName, key: string): Promise<RateWindow>;
   /** For /readyz: `fallback` while the shared store is given up on and limits hold per process. */
   health(): RateLimiterHealth;
   close(): Promise<void>;
@@ -310,6 +320,27 @@ export async function createRateLimiter(
         else if (++failuresInRow >= threshold) openCircuit();
       }
       return decide(policy, res, allowed);
+    },
+    async peek(name, rawKey) {
+      const policy = policies[name];
+      const key = storeKey(rawKey);
+      const read = async (limiter: RateLimiterAbstract): Promise<RateWindow> => {
+        const res = await limiter.get(key);
+        if (!res || res.msBeforeNext <= 0) {
+          return { limit: policy.points, remaining: policy.points, resetSeconds: null };
+        }
+        const { remaining, resetSeconds } = decide(policy, res, true);
+        return { limit: policy.points, remaining, resetSeconds };
+      };
+      const { store: shared, memory } = limiters.get(name)!;
+      if (!open) {
+        try {
+          return await withTimeout(read(shared), storeTimeoutMs);
+        } catch {
+          // A store that cannot answer: the in-memory fallback's view is the best there is.
+        }
+      }
+      return read(memory);
     },
     health() {
       return open ? { state: 'fallback', ...open } : { state: 'ok' };

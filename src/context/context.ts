@@ -154,6 +154,8 @@ async function buildContext(req: ContextRequest, deps: AppDeps): Promise<Request
   const rateKey = viewer ? viewer.credential.rateKey : `anon:${req.ip}`;
   const rate = await deps.limiter.consume(policy, rateKey);
   if (!rate.allowed) throw rateLimited(rate);
+  // In memory only: the counts reach PostgreSQL in the background (src/usage/usage.counter.ts).
+  if (viewer) deps.usage.count(viewer, deps.clock());
   throwIfAborted(signal);
   return {
     requestId: req.requestId,

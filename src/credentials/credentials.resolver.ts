@@ -1,11 +1,18 @@
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../context/context.js';
-import { requireSettingsAccess, settingsTeamScope } from './credentials.access.js';
+import {
+  requireSettings,
+  requireSettingsAccess,
+  settingsTeamScope,
+  tokenScope,
+} from './credentials.access.js';
+import { disconnectClient, listConnectedClients, type ConnectedClientView } from '../oauth/grant.service.js';
 import * as credentials from './credentials.service.js';
 import type { AccessTokenView, ApiKeyView } from './credentials.service.js';
 import {
   AccessTokenType,
   ApiKeyType,
+  ConnectedClientType,
   CreateAccessTokenInput,
   CreateApiKeyInput,
   CreatedAccessToken,
@@ -41,13 +48,13 @@ export class CredentialsResolver {
     @Ctx() ctx: RequestContext,
     @Arg('input', () => CreateAccessTokenInput) input: CreateAccessTokenInput,
   ): Promise<{ accessToken: AccessTokenView; secret: string }> {
-    const viewer = requireSettingsAccess(ctx.viewer, input.teamId);
+    const viewer = requireSettings(ctx.viewer, input.teamId, 'manage-own-tokens');
     return credentials.createAccessToken(ctx.em, input, viewer);
   }
 
   @Mutation(() => AccessTokenType)
   revokeAccessToken(@Ctx() ctx: RequestContext, @Arg('id', () => Int) id: number): Promise<AccessTokenView> {
-    return credentials.revokeAccessToken(ctx.em, id, settingsTeamScope(ctx.viewer));
+    return credentials.revokeAccessToken(ctx.em, id, tokenScope(ctx.viewer));
   }
 
   @Query(() => [ApiKeyType], {
@@ -62,7 +69,7 @@ export class CredentialsResolver {
     })
     includeInactive: boolean,
   ): Promise<ApiKeyView[]> {
-    requireSettingsAccess(ctx.viewer, teamId);
+    requireSettings(ctx.viewer, teamId, 'view');
     return credentials.listApiKeys(ctx.em, teamId, includeInactive);
   }
 
@@ -98,7 +105,30 @@ export class CredentialsResolver {
     })
     includeInactive: boolean,
   ): Promise<AccessTokenView[]> {
-    requireSettingsAccess(ctx.viewer, teamId);
+    requireSettings(ctx.viewer, teamId, 'view');
     return credentials.listAccessTokens(ctx.em, teamId, includeInactive);
+  }
+
+  @Query(() => [ConnectedClientType], {
+    description:
+      'The AI clients connected to the team through the OAuth connector (one per grant), newest first',
+  })
+  connectedClients(
+    @Ctx() ctx: RequestContext,
+    @Arg('teamId', () => Int) teamId: number,
+  ): Promise<ConnectedClientView[]> {
+    requireSettings(ctx.viewer, teamId, 'view');
+    return listConnectedClients(ctx.em, teamId, ctx.deps.clock());
+  }
+
+  @Mutation(() => ConnectedClientType, {
+    description:
+      'Disconnects an AI client: its grant ends and its access and refresh tokens are refused from the next request. Members may disconnect only their own clients.',
+  })
+  disconnectClient(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => String) id: string,
+  ): Promise<ConnectedClientView> {
+    return disconnectClient(ctx.em, id, tokenScope(ctx.viewer), ctx.deps.clock());
   }
 }

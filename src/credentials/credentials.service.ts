@@ -14,6 +14,7 @@ import {
 import { AppError, badInput } from '../errors/catalogue.js';
 import { optionalFutureDate, parseId, requireOneOf, requireText } from '../errors/validate.js';
 import { revokeGrantOf } from '../oauth/token.service.js';
+import type { TokenScope } from './credentials.access.js';
 
 /**
  * A team's credentials: Fusion API keys and MCP access tokens. Secrets are returned once, at
@@ -37,6 +38,8 @@ export interface ApiKeyView {
 export interface AccessTokenView extends ApiKeyView {
   kind: TokenKind;
   clientId: string | null;
+  /** The person the token acts as (null for a team-wide token the operator made). */
+  userId: number | null;
 }
 
 function apiKeyView(k: ApiKey): ApiKeyView {
@@ -60,6 +63,7 @@ function accessTokenView(t: AccessToken): AccessTokenView {
     prefix: t.prefix,
     scopes: [...t.scopes],
     clientId: t.clientId ?? null,
+    userId: t.user?.id ?? null,
     lastUsedAt: t.lastUsedAt ?? null,
     expiresAt: t.expiresAt ?? null,
     revokedAt: t.revokedAt ?? null,
@@ -235,15 +239,20 @@ export async function createAccessToken(
   return { accessToken: accessTokenView(accessToken), secret };
 }
 
-/** Revoking a connector token also ends its grant, so the client cannot simply refresh. */
+/**
+ * Revoking a connector token also ends its grant, so the client cannot simply refresh. The token is
+ * looked up within `scope` (a team, and for a member only their own), so anything else reads as
+ * not found.
+ */
 export async function revokeAccessToken(
   em: EntityManager,
   id: number,
-  teamId: number | null,
+  scope: TokenScope,
 ): Promise<AccessTokenView> {
   const token = await em.findOne(AccessTokenSchema, {
     id: parseId('id', id),
-    ...(teamId ? { team: teamId } : {}),
+    ...(scope.teamId ? { team: scope.teamId } : {}),
+    ...(scope.userId ? { user: scope.userId } : {}),
   });
   if (!token) throw badInput('id', `no access token with id ${id}`);
   token.revokedAt ??= new Date();

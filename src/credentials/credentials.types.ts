@@ -1,5 +1,6 @@
 import { Field, Int, InputType, ObjectType } from 'type-graphql';
 import type { AccessTokenView, ApiKeyView } from './credentials.service.js';
+import type { ConnectedClientView } from '../oauth/grant.service.js';
 import type { TokenKind } from '../entities/enums.js';
 import { TokenKindEnum } from '../graphql/enums.js';
 
@@ -27,6 +28,7 @@ export class AccessTokenType implements AccessTokenView {
   @Field() prefix!: string;
   @Field(() => [String]) scopes!: string[];
   @Field(() => String, { nullable: true }) clientId!: string | null;
+  @Field(() => Int, { nullable: true, description: 'The user the token acts as' }) userId!: number | null;
   @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
   @Field(() => Date, { nullable: true }) expiresAt!: Date | null;
   @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
@@ -62,4 +64,18 @@ export class CreateAccessTokenInput {
   @Field(() => Int, { nullable: true }) userId?: number | null;
   @Field() name!: string;
   @Field(() => Date, { nullable: true }) expiresAt?: Date | null;
+}
+
+@ObjectType('ConnectedClient', {
+  description: 'An AI client connected through the OAuth connector: one grant for one person',
+})
+export class ConnectedClientType implements ConnectedClientView {
+  @Field({ description: 'The grant id, passed to disconnectClient' }) id!: string;
+  @Field() clientId!: string;
+  @Field() clientName!: string;
+  @Field({ description: 'The host the client was sent back to after consent' }) redirectHost!: string;
+  @Field(() => Int) userId!: number;
+  @Field() userEmail!: string;
+  @Field(() => Date) connectedAt!: Date;
+  @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
 }

@@ -19,7 +19,7 @@ function signInLines(config: BannerConfig, demo: DemoCredentials): string[] {
   const connectors = demo.teams.filter((c) => c.agentTier !== 'none').map((c) => c.userEmail);
   lines.push(
     `  Try: add ${base}/mcp as a remote MCP server in an MCP client; it opens this sign-in page: sign in as ${connectors.join(' or ')}.`,
-    `       Or sign in and manage a team's API keys and MCP tokens (GraphQL apiKeys, rollApiKey, accessTokens: docs/graphql.md, "Team settings").`,
+    `       Or open ${base}/settings, sign in, and create API keys and MCP tokens, see connected AI clients and usage (docs/settings.md).`,
   );
   return lines;
 }

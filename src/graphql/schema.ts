@@ -25,6 +25,7 @@ import type { FloorPlanListing } from '../fusion/fusion.types.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
 import { RevisionsResolver } from '../revisions/revisions.resolver.js';
 import { ChunkHitResolver, SearchResolver } from '../search/search.resolver.js';
+import { UsageResolver } from '../usage/usage.resolver.js';
 import { WebhooksResolver } from '../webhooks/webhooks.resolver.js';
 
 export const FEDERATION_LINK =
@@ -45,6 +46,7 @@ export const RESOLVERS = [
   DocumentResolver,
   CatalogueAdminResolver,
   CredentialsResolver,
+  UsageResolver,
   WebhooksResolver,
   ProjectResolver,
   BuildingResolver,

@@ -1,7 +1,7 @@
 import type { TeamMembership } from '../users/user.service.js';
 import { html, page, type SafeHtml } from '../users/html.js';
 import { isConnectorEligible } from '../auth/entitlements.js';
-import type { PendingAuthorization } from './grant.service.js';
+import { redirectHost, type PendingAuthorization } from './grant.service.js';
 
 interface ConsentView {
   pending: PendingAuthorization;
@@ -10,11 +10,6 @@ interface ConsentView {
   formToken: string;
   logoutToken: string;
   error?: string;
-}
-
-function redirectHost(uri: string): string {
-  const url = new URL(uri);
-  return url.host || `${url.protocol}//`;
 }
 
 function teamChoice(m: TeamMembership, checked: boolean): SafeHtml {

@@ -8,7 +8,13 @@ import {
 import type { AuthorizationParams } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { hashSecret } from '../auth/secret.js';
-import { OAuthAuthorizationSchema, type OAuthAuthorization } from '../entities/index.js';
+import {
+  OAuthAuthorizationSchema,
+  OAuthRefreshTokenSchema,
+  type OAuthAuthorization,
+} from '../entities/index.js';
+import { badInput } from '../errors/catalogue.js';
+import { nativeQuery } from '../db/native.js';
 import { grantObstacle } from './eligibility.js';
 import { issueTokens, revokeFamily } from './token.service.js';
 import { MAX_STATE_LENGTH, S256_CHALLENGE_RE } from './authorize-request.js';
@@ -213,4 +219,102 @@ export async function exchangeCode(
     },
     now,
   );
+}
+
+/** A connected AI client: one grant (a refresh-token family) for one person in one team. */
+export interface ConnectedClientView {
+  /** The grant's id (its refresh-token family), used to disconnect it. */
+  id: string;
+  clientId: string;
+  clientName: string;
+  /** Where the client was sent back after consent: the host a person recognises. */
+  redirectHost: string;
+  userId: number;
+  userEmail: string;
+  connectedAt: Date;
+  /** The last request made with any of the grant's access tokens. */
+  lastUsedAt: Date | null;
+}
+
+interface GrantRow {
+  family: string;
+  client_id: string;
+  client_name: string | null;
+  redirect_uri: string;
+  user_id: number;
+  email: string;
+  connected_at: Date;
+  last_used_at: Date | null;
+}
+
+export function redirectHost(uri: string): string {
+  try {
+    const url = new URL(uri);
+    return url.host || `${url.protocol}//`;
+  } catch {
+    return uri.slice(0, 100);
+  }
+}
+
+/**
+ * The team's live grants, newest first: those whose current refresh token is neither used, revoked
+ * nor expired (a refresh leaves a used one behind, whose successor then carries the grant).
+ */
+export async function listConnectedClients(
+  em: EntityManager,
+  teamId: number,
+  now = new Date(),
+): Promise<ConnectedClientView[]> {
+  const query = await nativeQuery(em);
+  const rows = await query<GrantRow>(
+    `select r.family, r.client_id, c.client_name, a.redirect_uri, r.user_id, u.email,
+            coalesce(a.approved_at, a.created_at) as connected_at,
+            (select max(t.last_used_at) from oauth_refresh_token f
+               join access_token t on t.id = f.access_token_id where f.family = r.family) as last_used_at
+       from oauth_refresh_token r
+       join oauth_client c on c.id = r.client_id
+       join app_user u on u.id = r.user_id
+       join oauth_authorization a on a.family = r.family
+      where r.team_id = $1 and r.used_at is null and r.revoked_at is null and r.expires_at > $2
+      order by connected_at desc, r.id desc`,
+    [teamId, now],
+  );
+  return rows.map((r) => ({
+    id: r.family,
+    clientId: r.client_id,
+    clientName: r.client_name ?? r.client_id,
+    redirectHost: redirectHost(r.redirect_uri),
+    userId: r.user_id,
+    userEmail: r.email,
+    connectedAt: new Date(r.connected_at),
+    lastUsedAt: r.last_used_at ? new Date(r.last_used_at) : null,
+  }));
+}
+
+/**
+ * Ends a grant: its refresh tokens and access tokens are revoked together, so the client's next
+ * request with either is refused. Looked up within `scope` (a team, and for a member only their
+ * own grants); anything else reads as not found.
+ */
+export async function disconnectClient(
+  em: EntityManager,
+  id: string,
+  scope: { teamId: number | null; userId: number | null },
+  now = new Date(),
+): Promise<ConnectedClientView> {
+  if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) {
+    throw badInput('id', 'must be the id of a connected client');
+  }
+  const live = await em.findOne(OAuthRefreshTokenSchema, {
+    family: id,
+    usedAt: null,
+    revokedAt: null,
+    expiresAt: { $gt: now },
+    ...(scope.teamId ? { team: scope.teamId } : {}),
+    ...(scope.userId ? { user: scope.userId } : {}),
+  });
+  if (!live) throw badInput('id', 'no connected client with this id: it may already be disconnected');
+  const [view] = (await listConnectedClients(em, live.team.id, now)).filter((c) => c.id === id);
+  await revokeFamily(em, id, now);
+  return view;
 }

@@ -55,7 +55,16 @@ button.primary{background:#2454d6;border-color:#2454d6;color:#fff}
 .note{display:block}
 @media (max-width:32rem){main{margin:1rem;padding:1.25rem}h1{font-size:1.2rem}}`;
 
-export function page(title: string, body: SafeHtml): SafeHtml {
+export interface PageOptions {
+  /** A wider sheet for pages with tables (the team settings). */
+  wide?: boolean;
+  /** Extra style rules of the page's feature. */
+  style?: string;
+  /** Same-origin scripts the page loads (sendPage must then allow them: `scripts: true`). */
+  scripts?: readonly string[];
+}
+
+export function page(title: string, body: SafeHtml, opts: PageOptions = {}): SafeHtml {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -63,11 +72,12 @@ export function page(title: string, body: SafeHtml): SafeHtml {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Property Data Service</title>
         <style>
-          ${new SafeHtml(STYLE)}
+          ${new SafeHtml(STYLE + (opts.style ?? ''))}
         </style>
+        ${(opts.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </head>
       <body>
-        <main>${body}</main>
+        <main class="${opts.wide ? 'wide' : ''}">${body}</main>
       </body>
     </html>`;
 }
@@ -78,16 +88,22 @@ export function page(title: string, body: SafeHtml): SafeHtml {
  * policy is `same-origin`, not `no-referrer`: under `no-referrer` browsers send `Origin: null` with
  * the pages' own form posts, which the cross-site check cannot tell from a forged post. No
  * `form-action` directive: browsers apply it to the redirect that follows the consent POST, which
- * goes to the client.
+ * goes to the client. A page that loads a script (the settings' copy button) allows same-origin
+ * script files only: never inline script.
  */
-export function sendPage(reply: FastifyReply, status: number, markup: SafeHtml): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  markup: SafeHtml,
+  opts: { scripts?: boolean } = {},
+): FastifyReply {
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header(
       'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
+      `default-src 'none'; ${opts.scripts ? "script-src 'self'; " : ''}style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'`,
     )
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'same-origin')

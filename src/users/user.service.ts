@@ -59,3 +59,9 @@ export async function membershipsOf(em: EntityManager, userId: number): Promise<
     },
   }));
 }
+
+/** The team's members' emails by user id (to say whose a token or connection is). */
+export async function memberEmails(em: EntityManager, teamId: number): Promise<Map<number, string>> {
+  const rows = await em.find(MembershipSchema, { team: teamId }, { populate: ['user'] });
+  return new Map(rows.map((m) => [m.user.id, m.user.email]));
+}

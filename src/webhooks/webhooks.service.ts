@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { requireFusionPlan, requireTeamAdmin, requireViewer } from '../auth/entitlements.js';
+import { requireFusionPlan, requireViewer } from '../auth/entitlements.js';
+import { requireSettings } from '../credentials/credentials.access.js';
 import type { Viewer } from '../auth/viewer.js';
 import { CHANGE_TYPES } from '../changes/changes.service.js';
 import { nativeQuery } from '../db/native.js';
@@ -11,7 +12,7 @@ import { webhookUrlProblem } from './webhook-url.js';
 
 /**
  * A team's webhook endpoints and their delivery log. Owners and admins of a Pro or Elite team
- * manage them (the feed's plans). The signing secret is shown once at creation; the service keeps it
+ * manage them (the feed's plans), signed in as for the team's keys. The signing secret is shown once at creation; the service keeps it
  * to sign every delivery (a receiver verifies with it), so unlike keys and tokens it is not a hash.
  */
 
@@ -73,8 +74,9 @@ function endpointView(r: EndpointRow): WebhookEndpointView {
 
 const ENDPOINT_COLUMNS = 'id, team_id, url, event_types, enabled, disabled_reason, failing_since, created_at';
 
+/** Webhooks are team settings: a signed-in owner or admin (as for keys), or the operator. */
 function requireWebhookAdmin(viewer: Viewer | null, teamId: number): void {
-  const v = requireTeamAdmin(requireViewer(viewer), teamId);
+  const v = requireSettings(viewer, teamId, 'manage-keys');
   if (!v.isOperator) requireFusionPlan(v, 'changes');
 }
 

@@ -1,11 +1,19 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestApp } from '../../support/app.js';
-import { chromiumMissing, launchChromium, runningInCi } from '../../support/chromium.js';
+import {
+  DESKTOP,
+  chromiumMissing,
+  expectStrictPolicy,
+  launchChromium,
+  runningInCi,
+  screenshotWidths,
+  watchedPage,
+  type PageWatch,
+} from '../../support/chromium.js';
 import { addMember, createProject, createTeam, createUser } from '../../support/factories.js';
 import { startTlsTerminator, type TlsTerminator } from '../../support/tls-terminator.js';
 import {
@@ -18,8 +26,6 @@ import {
 const missing = chromiumMissing();
 /** `UPDATE_SCREENSHOTS=1 npm test -- test/e2e/oauth/chromium` rewrites the README's pictures. */
 const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs') : null;
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 800 };
 const CLIENT_NAME = 'Example AI Client';
 
 if (missing && runningInCi()) {
@@ -61,33 +67,15 @@ suite(`the sign-in and consent pages in Chromium${missing ? ` (skipped: ${missin
 
   let context: BrowserContext;
   let page: Page;
-  /** Content-Security-Policy violations and script errors seen by the page. */
-  let violations: string[];
-  /** Every page of the service the browser loaded, with its status and policy. */
-  let documents: { path: string; status: number; csp: string | undefined }[];
+  /** Policy violations, script errors and every page of the service the browser loaded. */
+  let watch: PageWatch;
+  let documents: PageWatch['documents'];
 
   beforeEach(async () => {
     context = await chromium!.newContext({ viewport: DESKTOP });
-    await context.addInitScript(
-      "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
-    );
-    page = await context.newPage();
-    violations = [];
-    documents = [];
-    page.on('console', (message) => {
-      if (/CSP violation|Content Security Policy/.test(message.text())) violations.push(message.text());
-    });
-    page.on('pageerror', (err) => violations.push(err.message));
-    page.on('response', (res) => {
-      const url = new URL(res.url());
-      if (res.request().isNavigationRequest() && url.origin === base) {
-        documents.push({
-          path: url.pathname,
-          status: res.status(),
-          csp: res.headers()['content-security-policy'],
-        });
-      }
-    });
+    watch = await watchedPage(context, base);
+    page = watch.page;
+    documents = watch.documents;
   });
   afterEach(async () => {
     await context.close();
@@ -136,27 +124,10 @@ suite(`the sign-in and consent pages in Chromium${missing ? ` (skipped: ${missin
   }
 
   async function screenshot(name: string) {
-    if (!SCREENSHOT_DIR) return;
-    mkdirSync(SCREENSHOT_DIR, { recursive: true });
-    for (const [width, viewport] of [
-      ['phone', PHONE],
-      ['desktop', DESKTOP],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
-    }
-    await page.setViewportSize(DESKTOP);
+    if (SCREENSHOT_DIR) await screenshotWidths(page, SCREENSHOT_DIR, name);
   }
 
-  function expectStrictPolicyEverywhere() {
-    const pages = documents.filter((d) => d.status < 300 || d.status >= 400);
-    expect(pages.length).toBeGreaterThan(0);
-    for (const doc of pages) {
-      expect(doc.csp).toMatch(/^default-src 'none';/);
-      expect(doc.csp).toMatch(/frame-ancestors 'none'/);
-    }
-    expect(violations).toEqual([]);
-  }
+  const expectStrictPolicyEverywhere = () => expectStrictPolicy(watch);
 
   it('signs in, picks a team, allows: the SDK exchanges the code and its token calls /mcp', async () => {
     const { teams } = await member('alex.morgan@example.com', [

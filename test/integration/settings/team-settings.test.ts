@@ -118,10 +118,11 @@ describe('team settings: API keys', () => {
     expect(bare.errors).toBeUndefined();
   });
 
-  it('a member cannot manage keys, and nobody can manage another team’s keys', async () => {
+  it('a member sees keys but cannot manage them, and nobody can manage another team’s keys', async () => {
     const member = await teamWith('member');
     const memberKey = await createApiKey(t, member.teamId, ['building-links']);
-    expect(codeOf(await member.session.gql(API_KEYS, { t: member.teamId }))).toBe('FORBIDDEN');
+    const seen = await member.session.gql(API_KEYS, { t: member.teamId });
+    expect(seen.data.apiKeys.map((k: { id: number }) => k.id)).toEqual([memberKey.id]);
     expect(
       codeOf(
         await member.session.gql(CREATE_KEY, { input: { teamId: member.teamId, name: 'x', scopes: [] } }),
@@ -169,7 +170,9 @@ describe('team settings: a session acts for one team', () => {
     expect((await session.gql(VIEWER)).data.viewer).toEqual({ credentialKind: 'session', team: null });
 
     expect((await session.gql(API_KEYS, { t: a.id }, a.id)).errors).toBeUndefined();
-    expect(codeOf(await session.gql(API_KEYS, { t: b.id }, b.id))).toBe('FORBIDDEN');
+    expect((await session.gql(API_KEYS, { t: b.id }, b.id)).errors).toBeUndefined();
+    const asMember = await session.gql(CREATE_KEY, { input: { teamId: b.id, name: 'x', scopes: [] } }, b.id);
+    expect(codeOf(asMember)).toBe('FORBIDDEN');
     const stranger = await createTeam(t, { plan: 'pro' });
     expect(codeOf(await session.gql(VIEWER, {}, stranger.id))).toBe('FORBIDDEN');
   });
@@ -214,6 +217,26 @@ describe('team settings: MCP access tokens', () => {
     expect(codeOf(await session.gql(TOKENS, { t: other.teamId }))).toBe('FORBIDDEN');
     expect(codeOf(await session.gql(REVOKE_TOKEN, { id: foreign.id }))).toBe('BAD_USER_INPUT');
     expect(await works(foreign.secret)).toBe(true);
+  });
+
+  it('a member creates and revokes their own tokens only; an owner revokes anyone’s', async () => {
+    const { teamId, userId: ownerId, session: owner } = await teamWith('owner');
+    const member = await createUser(t);
+    await addMember(t, teamId, member.id, 'member');
+    const session = await signIn(t, member);
+    const created = await session.gql(CREATE_TOKEN, { input: { teamId, name: 'mine' } });
+    expect(created.errors).toBeUndefined();
+    const ownersToken = await createAccessToken(t, teamId, ownerId);
+    const refused = await session.gql(REVOKE_TOKEN, { id: ownersToken.id });
+    expect(codeOf(refused)).toBe('BAD_USER_INPUT');
+    expect(await works(ownersToken.secret)).toBe(true);
+    expect((await session.gql(TOKENS, { t: teamId })).data.accessTokens).toHaveLength(2);
+    const mine = created.data.createAccessToken;
+    expect(
+      (await owner.gql(REVOKE_TOKEN, { id: mine.accessToken.id })).data.revokeAccessToken.revokedAt,
+    ).toBeTruthy();
+    expect(await works(mine.secret)).toBe(false);
+    expect(codeOf(await session.gql(ROLL_KEY, { id: 1, s: 0 }))).toBe('FORBIDDEN');
   });
 
   it('the operator keeps the whole contract', async () => {

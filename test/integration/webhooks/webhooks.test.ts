@@ -4,13 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { webhookUrlProblem } from '../../../src/webhooks/webhook-url.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import {
-  addMember,
-  createAccessToken,
-  createProject,
-  createTeam,
-  createUser,
-} from '../../support/factories.js';
+import { addMember, createProject, createTeam, createUser } from '../../support/factories.js';
+import { signIn, type SignedIn } from '../settings/session-graphql.js';
 
 /** A local receiver whose answer each test sets; it verifies every signature it is sent. */
 class Receiver {
@@ -61,8 +56,8 @@ class Receiver {
 
 let t: TestApp;
 let teamId: number;
-let owner: string;
-let member: string;
+let owner: SignedIn;
+let member: SignedIn;
 const receiver = new Receiver();
 
 const ENDPOINT = `mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) {
@@ -72,14 +67,14 @@ const DELIVERIES = `query($e: Int!, $first: Int) { webhookDeliveries(endpointId:
 const ENDPOINTS = `query($t: Int!) { webhookEndpoints(teamId: $t) { id enabled disabledReason failingSince } }`;
 
 async function register(eventTypes?: string[], url = receiver.url) {
-  const res = await t.gql(ENDPOINT, { input: { teamId, url, eventTypes } }, owner);
+  const res = await owner.gql(ENDPOINT, { input: { teamId, url, eventTypes } });
   if (res.errors) throw new Error(JSON.stringify(res.errors));
   receiver.secret = res.data.createWebhookEndpoint.secret;
   return res.data.createWebhookEndpoint.endpoint.id as number;
 }
 
 async function remove(id: number) {
-  await t.gql(`mutation($id: Int!) { deleteWebhookEndpoint(id: $id) }`, { id }, owner);
+  await owner.gql(`mutation($id: Int!) { deleteWebhookEndpoint(id: $id) }`, { id });
 }
 
 /** Runs delivery rounds until `done` holds (the schedule here is fractions of a second). */
@@ -93,7 +88,7 @@ async function until(done: () => boolean | Promise<boolean>, rounds = 200) {
 }
 
 const deliveries = async (e: number) =>
-  (await t.gql(DELIVERIES, { e, first: 100 }, owner)).data.webhookDeliveries;
+  (await owner.gql(DELIVERIES, { e, first: 100 })).data.webhookDeliveries;
 
 beforeAll(async () => {
   await receiver.start();
@@ -106,10 +101,10 @@ beforeAll(async () => {
   teamId = team.id;
   const admin = await createUser(t);
   await addMember(t, teamId, admin.id, 'owner');
-  owner = (await createAccessToken(t, teamId, admin.id)).secret;
+  owner = await signIn(t, admin);
   const plain = await createUser(t);
   await addMember(t, teamId, plain.id, 'member');
-  member = (await createAccessToken(t, teamId, plain.id)).secret;
+  member = await signIn(t, plain);
 });
 afterEach(async () => {
   // A failed test leaves no endpoint behind to receive the next test's events.
@@ -145,25 +140,21 @@ describe('webhook endpoints', () => {
   });
 
   it('refuses bad input, members and other plans with clear errors', async () => {
-    const bad = await t.gql(ENDPOINT, { input: { teamId, url: 'https://10.0.0.1/x' } }, owner);
+    const bad = await owner.gql(ENDPOINT, { input: { teamId, url: 'https://10.0.0.1/x' } });
     expect(bad.errors?.[0]?.message).toMatch(/^url: must not point at a private/);
-    const types = await t.gql(
-      ENDPOINT,
-      { input: { teamId, url: receiver.url, eventTypes: ['nope'] } },
-      owner,
-    );
+    const types = await owner.gql(ENDPOINT, { input: { teamId, url: receiver.url, eventTypes: ['nope'] } });
     expect(types.errors?.[0]?.message).toMatch(/eventTypes.0: must be one of/);
-    const byMember = await t.gql(ENDPOINT, { input: { teamId, url: receiver.url } }, member);
+    const byMember = await member.gql(ENDPOINT, { input: { teamId, url: receiver.url } });
     expect(byMember.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     const other = await createTeam(t, { plan: 'essential' });
-    const foreign = await t.gql(ENDPOINT, { input: { teamId: other.id, url: receiver.url } }, owner);
+    const foreign = await owner.gql(ENDPOINT, { input: { teamId: other.id, url: receiver.url } });
     expect(foreign.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
   });
 
   it('bounds endpoints per team', async () => {
     const ids = [];
     for (let i = 0; i < 10; i++) ids.push(await register());
-    const eleventh = await t.gql(ENDPOINT, { input: { teamId, url: receiver.url } }, owner);
+    const eleventh = await owner.gql(ENDPOINT, { input: { teamId, url: receiver.url } });
     expect(eleventh.errors?.[0]?.message).toMatch(/at most 10 webhook endpoints/);
     for (const id of ids) await remove(id);
   });
@@ -213,28 +204,20 @@ describe('webhook delivery', () => {
     receiver.plan = () => 410;
     await createProject(t);
     await until(async () => (await deliveries(endpoint))[0]?.status === 'failed');
-    const [state] = (await t.gql(ENDPOINTS, { t: teamId }, owner)).data.webhookEndpoints.filter(
+    const [state] = (await owner.gql(ENDPOINTS, { t: teamId })).data.webhookEndpoints.filter(
       (e: any) => e.id === endpoint,
     );
     expect(state).toMatchObject({ enabled: false, disabledReason: 'the endpoint answered 410 Gone' });
     receiver.plan = () => 200;
     const [failed] = await deliveries(endpoint);
-    const refused = await t.gql(
-      `mutation($id: String!) { redeliverWebhook(id: $id) { status } }`,
-      { id: failed.id },
-      owner,
-    );
+    const refused = await owner.gql(`mutation($id: String!) { redeliverWebhook(id: $id) { status } }`, {
+      id: failed.id,
+    });
     expect(refused.errors?.[0]?.message).toMatch(/is disabled/);
-    await t.gql(
-      `mutation($id: Int!) { enableWebhookEndpoint(id: $id) { enabled } }`,
-      { id: endpoint },
-      owner,
-    );
-    const again = await t.gql(
-      `mutation($id: String!) { redeliverWebhook(id: $id) { status } }`,
-      { id: failed.id },
-      owner,
-    );
+    await owner.gql(`mutation($id: Int!) { enableWebhookEndpoint(id: $id) { enabled } }`, { id: endpoint });
+    const again = await owner.gql(`mutation($id: String!) { redeliverWebhook(id: $id) { status } }`, {
+      id: failed.id,
+    });
     expect(again.data.redeliverWebhook.status).toBe('pending');
     await until(async () => (await deliveries(endpoint))[0]?.status === 'delivered');
     expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1);
@@ -248,7 +231,7 @@ describe('webhook delivery', () => {
     await until(async () => (await deliveries(endpoint))[0]?.status === 'failed');
     const [log] = await deliveries(endpoint);
     expect(log).toMatchObject({ attempts: 5, lastStatusCode: 503, nextAttemptAt: null });
-    const [state] = (await t.gql(ENDPOINTS, { t: teamId }, owner)).data.webhookEndpoints.filter(
+    const [state] = (await owner.gql(ENDPOINTS, { t: teamId })).data.webhookEndpoints.filter(
       (e: any) => e.id === endpoint,
     );
     expect(state.enabled).toBe(false);
