@@ -17,6 +17,8 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // One migrated database template per run, cloned by every test app (test/support/template.ts).
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  // One fixed fast-check seed for every property test (FC_SEED overrides it).
+  setupFilesAfterEnv: ['<rootDir>/test/support/property-seed.ts'],
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60000,
   // Three, on 2 cores: much of a test's time is spent waiting on PostgreSQL, child processes and timers,

@@ -11,7 +11,8 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { RequestContext } from '../src/context/context.js';
-import { AppError, codeFromGraphql } from '../src/errors/catalogue.js';
+import { AppError, badInput, codeFromGraphql } from '../src/errors/catalogue.js';
+import { UNSTORABLE_TEXT_RULE, unstorableTextAt } from '../src/errors/text.js';
 import { depthLimit } from '../src/graphql/limits.js';
 import { unavailableError } from '../src/db/availability.js';
 
@@ -59,7 +60,12 @@ function toAppError(error: GraphQLError, retryAfterSeconds: number): AppError {
   if (original instanceof AppError) return original;
   const unavailable = unavailableError(original, retryAfterSeconds);
   if (unavailable) return unavailable;
-  const code = codeFromGraphql(error.extensions?.code, error.extensions?.appCode);
+  // A variable that does not coerce to its type (an Int beyond 2^31-1, a string for a number) is
+  // the caller's bad input: graphql-jit reports it without an extensions code.
+  const coercion = !original && /^Variable "\$\w+"/.test(error.message);
+  const code = coercion
+    ? 'BAD_USER_INPUT'
+    : codeFromGraphql(error.extensions?.code, error.extensions?.appCode);
   if (code === 'INTERNAL') {
     const wrapped = new AppError('INTERNAL');
     wrapped.cause = original ?? error;
@@ -84,6 +90,8 @@ export async function runOperation<T = Record<string, unknown>>(
   variables: Record<string, unknown>,
   ctx: RequestContext,
 ): Promise<T> {
+  const unstorable = unstorableTextAt(variables);
+  if (unstorable !== null) throw badInput(unstorable, UNSTORABLE_TEXT_RULE);
   const result = await op.compiled.query(undefined, ctx, variables);
   if (result.errors?.length) {
     throw toAppError(result.errors[0], ctx.deps.config.overload.retryAfterSeconds);

@@ -20,6 +20,24 @@ export const EXTRACTION_DEFAULTS = Object.freeze({
 /** Smallest memory limit an extractor process can start with (Node and pdf.js alone take ~60 MB). */
 export const MIN_EXTRACT_MEMORY_MB = 96;
 
+/** Entropy an operator token must carry, as estimated by estimatedEntropyBits. */
+export const MIN_OPERATOR_TOKEN_BITS = 128;
+
+/**
+ * A conservative estimate of a chosen secret's entropy: its length times log2 of the number of
+ * distinct characters it uses. A generated token (base64 or hex of 32 random bytes) scores well
+ * over 128 bits; a phrase or a repeated pattern does not.
+ */
+export function estimatedEntropyBits(secret: string): number {
+  const distinct = new Set(secret).size;
+  return distinct < 2 ? 0 : [...secret].length * Math.log2(distinct);
+}
+
+/** Addresses only this machine can reach. */
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 /**
  * Documentation-only facts about a variable, read by the configuration reference generator
  * (src/docs/config-reference.ts): what an unset variable means when that is not a plain default,
@@ -78,11 +96,19 @@ export const EnvSchema = z.object({
   PDS_ADMIN_TOKEN: z
     .string()
     .min(24, 'must be at least 24 characters')
+    .refine(
+      (token) => estimatedEntropyBits(token) >= MIN_OPERATOR_TOKEN_BITS,
+      `must carry at least ${MIN_OPERATOR_TOKEN_BITS} bits of entropy (length × log2 of its distinct characters): generate one, e.g. \`openssl rand -base64 32\``,
+    )
     .optional()
     .describe(
-      'Operator token for the operator mutations (`createTeam`, `createApiKey`, …); at least 24 characters.',
+      'Operator token for the operator mutations (`createTeam`, `createApiKey`, …): at least 24 characters and 128 bits of entropy (length × log2 of its distinct characters), e.g. `openssl rand -base64 32`. Never printed by `npm start`.',
     )
-    .meta(doc({ unset: 'no operator; the embedded demo prints a one-run token' })),
+    .meta(
+      doc({
+        unset: 'no operator on a real database; on the embedded database a token is generated for the run and printed',
+      }),
+    ),
   CURSOR_SECRET: z
     .string()
     .min(32, 'must be at least 32 characters')
@@ -129,10 +155,10 @@ export const EnvSchema = z.object({
     .default(50 * 1024 * 1024)
     .describe('Largest accepted PDF upload, in bytes (`PUT /admin/projects/{id}/documents`).'),
   DEMO_SEED: z
-    .enum(['auto', 'off'])
+    .enum(['auto', 'on', 'off'])
     .default('auto')
     .describe(
-      '`auto`: seed the demo catalogue, teams, users and documents on an embedded start; `off`: never.',
+      'Demo data (teams, owners with the published demo password, keys, PDFs), on the embedded database only, never on `DATABASE_URL`. `auto`: when `HOST` is a loopback address (a local try-out); `on`: whatever `HOST` is; `off`: never.',
     ),
   DEMO_CORPUS_PROJECTS: z.coerce
     .number()
@@ -226,6 +252,12 @@ export const EnvSchema = z.object({
     .default('gin')
     .describe(
       'The chunk search index: `gin`, or `rum` (needs `DATABASE_URL` and the rum extension on the server).',
+    ),
+  EXTRACTION_IN_API: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      '`on`: this API process also runs PDF extraction jobs; `off`: it only serves requests and queues them, for deployments that run `npm run worker` processes (extraction then never competes with request handling on API nodes). `off` needs `DATABASE_URL`.',
     ),
   EXTRACTION_CONCURRENCY: z.coerce
     .number()
@@ -401,7 +433,7 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
     logLevel: e.LOG_LEVEL,
     nodeEnv: e.NODE_ENV,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
-    demoSeed: e.DEMO_SEED === 'auto',
+    demoSeed: !e.DATABASE_URL && (e.DEMO_SEED === 'on' || (e.DEMO_SEED === 'auto' && isLoopbackHost(e.HOST))),
     demoCorpusProjects: e.DEMO_CORPUS_PROJECTS,
     trustProxy,
     /** Load shedding (503 before work starts) and the per-request deadline; 0 turns a threshold off. */
@@ -435,6 +467,8 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
         maxPages: e.OCR_MAX_PAGES,
       }),
     }),
+    /** Whether `npm start` runs extraction jobs in the API process too (EXTRACTION_IN_API). */
+    extractionInApi: e.EXTRACTION_IN_API === 'on',
     extractionConcurrency: e.EXTRACTION_CONCURRENCY,
     jobHeartbeatSeconds: e.JOB_HEARTBEAT_SECONDS,
     /** The PostgreSQL pool (real PostgreSQL only; the embedded engine is one in-process connection). */
@@ -513,6 +547,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (embedded && e.SEARCH_INDEX === 'rum') {
     throw new ConfigError([
       'SEARCH_INDEX: rum needs DATABASE_URL (a PostgreSQL server with the rum extension)',
+    ]);
+  }
+  if (embedded && e.EXTRACTION_IN_API === 'off') {
+    throw new ConfigError([
+      'EXTRACTION_IN_API: off needs DATABASE_URL (workers cannot reach the embedded database, so nothing would extract)',
     ]);
   }
   if (embedded && rateLimitStore.kind === 'postgres') {

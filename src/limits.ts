@@ -30,6 +30,32 @@ export const MCP_PROJECTS_PER_PAGE: IntRange = { ...PROJECTS_PER_PAGE, max: 25 }
 export const PROJECT_DOCUMENTS_PAGE = 40;
 /** Listings in one Floor Plan Match request. */
 export const MAX_LISTINGS = 100;
+/**
+ * Entity ids on every surface (GraphQL `Int`, MCP and REST numbers): 1 to 2^31-1, the range of a
+ * GraphQL Int and of the tables' integer keys. One rule for every entry point.
+ */
+export const ENTITY_ID = { min: 1, max: 2_147_483_647 } as const;
+
+/** The words every refusal of an id uses. */
+export const ENTITY_ID_RULE = `must be an integer id from ${ENTITY_ID.min} to ${ENTITY_ID.max}`;
+
+/** An id as a JSON Schema integer (MCP input schemas, OpenAPI path parameters). */
+export function idSchema(description?: string): Record<string, unknown> {
+  return {
+    type: 'integer',
+    minimum: ENTITY_ID.min,
+    maximum: ENTITY_ID.max,
+    ...(description ? { description } : {}),
+  };
+}
+
+/** An id given as text (a path segment, a form field): decimal digits within ENTITY_ID, else null. */
+export function idFromText(text: string): number | null {
+  if (!/^[0-9]{1,10}$/.test(text)) return null;
+  const n = Number(text);
+  return n >= ENTITY_ID.min && n <= ENTITY_ID.max ? n : null;
+}
+
 /** Characters in a search query or a text filter. */
 export const MAX_QUERY_LENGTH = 200;
 
@@ -48,8 +74,8 @@ export function rangeSchema(range: IntRange, description?: string): Record<strin
     description: description ? `${description} (${describeRange(range)})` : describeRange(range),
   };
 }
-/** compare-document-revisions `limit`: changes a page of the comparison returns (each line capped, so a page stays small). */
-export const REVISION_CHANGES_LIMIT: IntRange = { min: 1, max: 50, default: 20 };
+/** compare-document-revisions `limit`: changes a page returns; 25 changes of two 300-character quotes stay under a client's 100 KB budget. */
+export const REVISION_CHANGES_LIMIT: IntRange = { min: 1, max: 25, default: 20 };
 /** changes `first`: events a page of the change feed returns. */
 export const CHANGES_LIMIT: IntRange = { min: 1, max: 200, default: 50 };
 /** webhookDeliveries `first`: log rows a page returns. */

@@ -4,7 +4,7 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig, type AppConfig } from './config.js';
 import { generateSecret } from './auth/secret.js';
 import { installProcessGuards, stopOnSignals } from './process-guard.js';
-import { startBanner } from './demo/banner.js';
+import { operatorTokenForRun, startBanner } from './demo/banner.js';
 import { seedDemo, seedDemoDocuments, type DemoCredentials } from './demo/seed.js';
 import { DocumentSchema, ExtractionSchema } from './entities/index.js';
 
@@ -23,16 +23,16 @@ function readConfig(): AppConfig {
 }
 
 const base = readConfig();
-// The embedded demo prints an operator token when none is configured, so a newcomer can try the operator mutations.
-const adminToken =
-  base.adminToken ?? (base.embedded ? generateSecret('key').replace('pds_key_', 'pds_op_') : null);
+const { adminToken, generated } = operatorTokenForRun(base, () =>
+  generateSecret('key').replace('pds_key_', 'pds_op_'),
+);
 const config: AppConfig = Object.freeze({ ...base, adminToken });
-const app = await createApp(config);
+const app = await createApp(config, { worker: config.extractionInApi });
 installProcessGuards({ log: app.server.log, role: 'api', shutdown: () => app.close() });
 let demo: DemoCredentials | null = null;
 if (config.embedded && config.demoSeed) demo = await seedDemo(app);
 await app.server.listen({ host: config.host, port: config.port });
-console.log(startBanner(config, adminToken, demo, performance.now() - startedAt));
+console.log(startBanner(config, generated, demo, performance.now() - startedAt));
 // The corpus is generated and queued after the server listens: it answers at once, and search
 // coverage grows as extraction proceeds (meta.coverage shows how far it got).
 const corpusQueued = demo

@@ -145,6 +145,40 @@ function isJsonContentType(contentType: string | undefined): boolean {
   return contentType?.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
+/** JSON-RPC 2.0: an id is a string, a number or null, or absent (a notification). */
+function isJsonRpcId(id: unknown): boolean {
+  return id === undefined || id === null || typeof id === 'string' || typeof id === 'number';
+}
+
+type RawJson = { readonly rawJSON: string };
+const jsonWithSource = JSON as unknown as {
+  rawJSON(text: string): RawJson;
+  parse(
+    text: string,
+    reviver: (this: object, key: string, value: unknown, context: { source?: string }) => unknown,
+  ): unknown;
+};
+
+/**
+ * The top-level `id` of a message as JSON text when it is a number a double cannot hold exactly
+ * (beyond 2^53), so the answer carries the digits the client sent; undefined otherwise. Only such
+ * messages are parsed a second time, with the source text of each value (JSON.parse source access).
+ */
+function exactNumberId(body: string): RawJson | undefined {
+  const probe = /"id"\s*:\s*(-?\d{16,})/.exec(body);
+  if (!probe) return undefined;
+  let source: string | undefined;
+  const sources = new Map<object, string>();
+  const root = jsonWithSource.parse(body, function (key, value, context) {
+    if (key === 'id' && typeof value === 'number' && context.source !== undefined)
+      sources.set(this, context.source);
+    return value;
+  });
+  if (root && typeof root === 'object') source = sources.get(root);
+  if (source === undefined || Number.isSafeInteger(Number(source))) return undefined;
+  return jsonWithSource.rawJSON(source);
+}
+
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, id: unknown = null) {
   // The request's deadline may have answered it already (503).
   if (reply.sent) return reply;
@@ -235,6 +269,14 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
         );
       }
       const m = message as Partial<JSONRPCRequest> | null;
+      if (m && typeof m === 'object' && !isJsonRpcId(m.id)) {
+        return rpcError(
+          reply,
+          400,
+          JSONRPC.INVALID_REQUEST,
+          'Invalid Request: id must be a string, a number or null',
+        );
+      }
       if (!m || typeof m !== 'object' || m.jsonrpc !== '2.0' || typeof m.method !== 'string') {
         return rpcError(
           reply,
@@ -244,6 +286,9 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
           m?.id ?? null,
         );
       }
+      // An integer id beyond 2^53 is echoed as its own digits, not as the nearest double.
+      const exactId = typeof m.id === 'number' ? exactNumberId(request.body as string) : undefined;
+      if (exactId !== undefined) m.id = 0;
       let ctx: RequestContext;
       try {
         ctx = await createContext(
@@ -266,10 +311,11 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
           void reply.header('www-authenticate', `Bearer resource_metadata="${resourceMetadataUrl}"`);
         if (failure.retryAfterSeconds !== undefined)
           void reply.header('retry-after', String(failure.retryAfterSeconds));
-        return rpcError(reply, failure.status, failure.code, failure.message, m.id ?? null);
+        return rpcError(reply, failure.status, failure.code, failure.message, exactId ?? m.id ?? null);
       }
       const response = await rpc.receive(m as JSONRPCRequest, { ctx });
       if (response === null) return reply.code(202).send();
+      if (exactId !== undefined) response.id = exactId as never;
       if (reply.sent) return reply;
       // A tool call's failure that is not a tool result (mcpFailure): its status and Retry-After.
       const data = response.error?.data as { httpStatus?: unknown; retryAfterSeconds?: unknown } | undefined;

@@ -5,6 +5,7 @@ import { inputSchemaFrom, outputSchemaFrom, type JsonSchema } from './tool-schem
 import {
   CONTEXT_WINDOW,
   describeRange,
+  idSchema,
   MAX_QUERY_LENGTH,
   PROJECT_DOCUMENTS_PAGE,
   PROJECT_PAGE,
@@ -90,7 +91,7 @@ const SPECS: Record<
     description: `Searches the text extracted from project PDFs (brochures, features and finishes, price lists, deposit structures, incentives, fact sheets, hot lists) and returns matching chunks with an excerpt, page number and a stable citation. Use it after find-projects-mentioning with a project_id, or across all projects. ${QUERYING} ${PAGING} Read around a hit with fetch-document-context.`,
     rules: {
       query: QUERY,
-      project_id: { type: ['integer', 'null'], minimum: 1, description: 'Restrict to one project' },
+      project_id: { ...idSchema('Restrict to one project'), type: ['integer', 'null'] },
       category: CATEGORY,
       include_historical: HISTORICAL,
       limit: rangeSchema(SEARCH_LIMIT, 'Chunks to return'),
@@ -114,7 +115,7 @@ const SPECS: Record<
     title: 'List project documents',
     description: `Inventory of the PDFs of one project, including documents that are not searchable (failed extraction, scanned without text, still pending) with their extraction status, page count and indexing time, ${PROJECT_DOCUMENTS_PAGE} at a time. Use it to see what a project has published before searching, or to explain why a search found nothing. ${PAGING}`,
     rules: {
-      project_id: { type: 'integer', minimum: 1 },
+      project_id: idSchema('A project id from list-projects or find-projects-mentioning'),
       category: CATEGORY,
       include_historical: HISTORICAL,
       cursor: CURSOR,
@@ -126,7 +127,7 @@ const SPECS: Record<
     description:
       'Returns the chunks before and after a chunk_id from search-document-text, in document order, with the requested chunk flagged is_center. Use it to read a hit in context before citing it. A chunk_id belongs to one extraction: after a document is re-indexed an old chunk_id answers "not found" - search again for fresh ids.',
     rules: {
-      chunk_id: { type: 'integer', minimum: 1, description: 'A chunk_id from search-document-text' },
+      chunk_id: idSchema('A chunk_id from search-document-text'),
       before: rangeSchema(CONTEXT_WINDOW, 'Chunks before the hit'),
       after: rangeSchema(CONTEXT_WINDOW, 'Chunks after the hit'),
     },
@@ -152,16 +153,12 @@ const SPECS: Record<
     description:
       'Shows what changed between two revisions of a document (a new price list, a revised deposit structure or incentive sheet), page by page: lines removed and added, and for lines that differ only in their numbers each number as before and after ("$1,249,900" to "$1,279,900"; "5%" to "10%"). Each side cites its document, page and text hash. Give a document_id alone to compare it with the revision it replaces, or two revisions of the same document. Elite plan (it reads older revisions). Long comparisons come in pages: pass meta.next_cursor as cursor.',
     rules: {
-      document_id: {
-        type: 'integer',
-        minimum: 1,
-        description: 'A revision, from list-project-documents (include_historical true lists older ones)',
-      },
+      document_id: idSchema(
+        'A revision, from list-project-documents (include_historical true lists older ones)',
+      ),
       other_document_id: {
+        ...idSchema('Another revision of the same document; omit to compare with the one document_id replaces'),
         type: ['integer', 'null'],
-        minimum: 1,
-        description:
-          'Another revision of the same document; omit to compare with the one document_id replaces',
       },
       cursor: {
         type: ['string', 'null'],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_LISTINGS } from '../../src/limits.js';
+import { ENTITY_ID, MAX_LISTINGS } from '../../src/limits.js';
 
 /**
  * The Fusion routes' schemas. They sit on the Fastify routes (facades/rest/rest.plugin.ts): the
@@ -15,7 +15,7 @@ export const BuildingLinkParamsSchema = z.object({
     .string()
     .regex(/^[0-9]{1,10}$/, INVALID_ID)
     .transform(Number)
-    .refine((id) => id >= 1 && id <= 2_147_483_647, INVALID_ID),
+    .refine((id) => id >= ENTITY_ID.min && id <= ENTITY_ID.max, INVALID_ID),
 });
 
 /** The Floor Plan Match request envelope. */
@@ -31,8 +31,8 @@ const area = z.union([
 export const ListingSchema = z
   .object({
     ref: z.string().min(1).max(100).describe('Your reference, echoed in the result'),
-    building_id: z.number().int().positive().max(2_147_483_647).nullish(),
-    project_id: z.number().int().positive().max(2_147_483_647).nullish(),
+    building_id: z.number().int().min(ENTITY_ID.min).max(ENTITY_ID.max).nullish(),
+    project_id: z.number().int().min(ENTITY_ID.min).max(ENTITY_ID.max).nullish(),
     address: z.string().min(1).max(300).nullish(),
     unit_number: z.string().min(1).max(20).nullish(),
     floor: z.number().int().min(-5).max(200).nullish(),

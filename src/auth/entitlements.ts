@@ -99,8 +99,19 @@ export interface DocumentIntelligenceAccess {
   historical: boolean;
 }
 
+/**
+ * Document Intelligence reads the documents' text: it needs a credential meant for it (an MCP
+ * access token, a connector token, a signed-in member, the operator). An API key serves the Fusion
+ * REST APIs only, whatever its scopes, so a key handed to an integration never reads the corpus.
+ */
 export function requireDocumentIntelligence(viewer: Viewer | null): DocumentIntelligenceAccess {
   const v = requireViewer(viewer);
+  if (v.credential.kind === 'api-key') {
+    throw new AppError(
+      'FORBIDDEN',
+      'Document Intelligence needs an MCP access token, a connector token or a signed-in member: API keys serve the Fusion REST APIs only',
+    );
+  }
   const plan = effectivePlan(v);
   if (!DOCUMENT_INTELLIGENCE_PLANS.includes(plan)) {
     throw planRefused(

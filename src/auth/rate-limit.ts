@@ -20,7 +20,8 @@ export type RatePolicyName =
   | 'graphql'
   | 'auth-failure'
   | 'sign-in-account'
-  | 'oauth';
+  | 'oauth'
+  | 'client-registration';
 
 export interface RatePolicy {
   points: number;
@@ -41,6 +42,8 @@ export const RATE_POLICIES: Readonly<Record<RatePolicyName, RatePolicy>> = Objec
   'sign-in-account': { points: 10, durationSeconds: 300, keyedBy: 'account' },
   /** Login, consent, client registration and token requests, per address (src/oauth). */
   oauth: { points: 120, durationSeconds: 60, keyedBy: 'ip' },
+  /** Dynamic client registrations per address: each stores a client for a day even if never used. */
+  'client-registration': { points: 20, durationSeconds: 3600, keyedBy: 'ip' },
 });
 
 export interface RateDecision {

@@ -119,15 +119,23 @@ async function buildContext(req: ContextRequest, deps: AppDeps): Promise<Request
       );
     }
   } else {
+    // An address over its failed-credential limit is refused whatever it sends, the right secret
+    // included: read before the secret's verdict is known (alongside it, so no latency is added),
+    // so a refusal says nothing about whether the secret was valid.
+    const failures = deps.limiter.consume('auth-failure', `ip:${req.ip}`, 0);
     try {
-      viewer =
+      const verdict =
         secret !== null
-          ? await authenticate(em, secret, {
+          ? authenticate(em, secret, {
               transport: req.transport,
               adminToken: deps.config.adminToken,
               now: deps.clock(),
             })
-          : await deps.auth.session(em, session!, req.teamId, deps.clock());
+          : deps.auth.session(em, session!, req.teamId, deps.clock());
+      const [before, resolved] = await Promise.allSettled([failures, verdict]);
+      if (before.status === 'fulfilled' && !before.value.allowed) throw rateLimited(before.value);
+      if (resolved.status === 'rejected') throw resolved.reason;
+      viewer = resolved.value;
       deps.auth.assertAudience(viewer, req.transport);
     } catch (err) {
       if (err instanceof AppError && err.code === 'CREDENTIAL_INVALID') {

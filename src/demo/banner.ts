@@ -24,10 +24,27 @@ function signInLines(config: BannerConfig, demo: DemoCredentials): string[] {
   return lines;
 }
 
-/** What `npm start` prints once the server listens: the URLs, and on the embedded demo how to get in. */
+/**
+ * The operator token of this run: the configured one (PDS_ADMIN_TOKEN), or on the embedded database
+ * one generated now so a newcomer can try the operator mutations. Only a generated token is
+ * `generated`, and only that one is ever printed: a token an operator chose stays theirs.
+ */
+export function operatorTokenForRun(
+  config: Pick<AppConfig, 'adminToken' | 'embedded'>,
+  generate: () => string,
+): { adminToken: string | null; generated: string | null } {
+  if (config.adminToken) return { adminToken: config.adminToken, generated: null };
+  const generated = config.embedded ? generate() : null;
+  return { adminToken: generated, generated };
+}
+
+/**
+ * What `npm start` prints once the server listens: the URLs, and on the embedded demo how to get
+ * in. `generatedAdminToken` is printed; a configured operator token is never given here.
+ */
 export function startBanner(
   config: BannerConfig,
-  adminToken: string | null,
+  generatedAdminToken: string | null,
   demo: DemoCredentials | null,
   ms: number,
 ): string {
@@ -40,7 +57,8 @@ export function startBanner(
     `  MCP tools      ${base}/mcp`,
     `  Health         ${base}/healthz  ${base}/readyz`,
   ];
-  if (adminToken && demo) lines.push('', `Operator token (this run only): ${adminToken}`);
+  if (generatedAdminToken)
+    lines.push('', `Operator token (generated for this run only): ${generatedAdminToken}`);
   if (demo) {
     lines.push('', 'Demo credentials (re-issued at every start; the previous ones are revoked):');
     for (const c of demo.teams) {

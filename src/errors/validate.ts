@@ -1,17 +1,12 @@
 import { CATEGORIES, type Category } from '../entities/enums.js';
 import { badInput } from './catalogue.js';
-import type { IntRange } from '../limits.js';
+import { ENTITY_ID, ENTITY_ID_RULE, idFromText, type IntRange } from '../limits.js';
 
 /** Input checks shared by services: each failure is a BAD_USER_INPUT naming the field. */
 export function parseId(field: string, value: string | number | null | undefined): number {
-  const n =
-    typeof value === 'number'
-      ? value
-      : typeof value === 'string' && /^\d{1,9}$/.test(value)
-        ? Number(value)
-        : NaN;
-  if (!Number.isSafeInteger(n) || n <= 0 || n > 2_147_483_647)
-    throw badInput(field, 'must be a positive integer id');
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? idFromText(value) : null;
+  if (n === null || !Number.isInteger(n) || n < ENTITY_ID.min || n > ENTITY_ID.max)
+    throw badInput(field, ENTITY_ID_RULE);
   return n;
 }
 

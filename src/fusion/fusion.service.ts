@@ -5,7 +5,7 @@ import { AppError, badInput } from '../errors/catalogue.js';
 import { matchListing } from '../matching/floorplan-match.js';
 import type { CandidatePlan, ListingMatchResult } from '../matching/floorplan-match.types.js';
 import type { BuildingLinkView, FloorPlanListingInput, ListingMatchView } from './fusion.views.js';
-import { MAX_LISTINGS } from '../limits.js';
+import { ENTITY_ID, ENTITY_ID_RULE, MAX_LISTINGS } from '../limits.js';
 
 interface BuildingLinkRow {
   id: number;
@@ -41,7 +41,7 @@ const plansOfProject = new GenerationCache<number, CandidatePlan[]>(2000);
 
 /** A building by id with its identities and project: the Building Link API, in one statement. */
 export async function buildingLink(em: EntityManager, id: number): Promise<BuildingLinkView> {
-  if (!Number.isSafeInteger(id) || id <= 0) throw badInput('id', 'must be a positive integer building id');
+  if (!Number.isInteger(id) || id < ENTITY_ID.min || id > ENTITY_ID.max) throw badInput('id', ENTITY_ID_RULE);
   const { catalogue } = await generationsFor(em);
   const cached = links.get(catalogue, id);
   if (cached) return cached;

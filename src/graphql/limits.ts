@@ -145,8 +145,38 @@ function listMultiplier(parent: string, field: GraphQLField<unknown, unknown>, a
   return isListOf(field.type).list ? DEFAULT_LIST_BOUND : 1;
 }
 
+/**
+ * Selections the cost estimator walks before it gives up (graphql-query-complexity's own bound, its
+ * default): an operation with more (aliases counted one by one) is refused as too large.
+ */
+export const MAX_QUERY_NODES = 10_000;
+
 /** The operation's cost (see MAX_COMPLEXITY); throws the GraphQLError of an invalid variable. */
 export function operationComplexity(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  operationName?: string | null,
+): number {
+  try {
+    return estimate(schema, document, variables, operationName);
+  } catch (err) {
+    // The estimator's own bound is the caller's oversized operation, not a server fault.
+    if (
+      err instanceof GraphQLError &&
+      !err.extensions.code &&
+      /maximum allowed number of nodes/.test(err.message)
+    ) {
+      throw new GraphQLError(
+        `The operation selects more than ${MAX_QUERY_NODES} fields (aliases counted one by one): split it into smaller operations`,
+        { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } },
+      );
+    }
+    throw err;
+  }
+}
+
+function estimate(
   schema: GraphQLSchema,
   document: DocumentNode,
   variables: Record<string, unknown>,
@@ -156,6 +186,7 @@ export function operationComplexity(
     schema,
     query: document,
     variables,
+    maxQueryNodes: MAX_QUERY_NODES,
     operationName: operationName ?? undefined,
     estimators: [
       ({ type, field, args, childComplexity }) => {

@@ -14,6 +14,7 @@ import {
 } from '../graphql/limits.js';
 import { RequestEnded } from '../errors/aborted.js';
 import { unavailableError } from '../db/availability.js';
+import { storableTextLiterals, UNSTORABLE_TEXT_RULE, unstorableTextAt } from '../errors/text.js';
 
 /** AppError → GraphQL error with the catalogue's code; the HTTP status rides along for context errors. */
 export function toGraphQLError(err: AppError): GraphQLError {
@@ -105,6 +106,17 @@ function complexityPlugin(schema: GraphQLSchema): ApolloServerPlugin<RequestCont
     requestDidStart: () =>
       Promise.resolve({
         didResolveOperation: ({ document, request, operation, operationName }) => {
+          // Text PostgreSQL cannot store is refused before any resolver reads it.
+          const unstorable = unstorableTextAt(request.variables ?? {});
+          if (unstorable !== null) {
+            throw new GraphQLError(`Variable "$${unstorable}": ${UNSTORABLE_TEXT_RULE}`, {
+              extensions: {
+                code: 'BAD_USER_INPUT',
+                fields: { [unstorable]: [UNSTORABLE_TEXT_RULE] },
+                http: { status: 400 },
+              },
+            });
+          }
           // Variables that do not coerce are the caller's bad input: execution reports them as a 400
           // with BAD_USER_INPUT; estimating the cost first would turn them into a 500.
           const coerced = getVariableValues(
@@ -154,7 +166,7 @@ export async function registerGraphQL(
   const apollo = new ApolloServer<RequestContext>({
     schema,
     logger: deps.log,
-    validationRules: [depthLimit()],
+    validationRules: [depthLimit(), storableTextLiterals],
     formatError: formatGraphQLError(deps),
     introspection: true,
     includeStacktraceInErrorResponses: false,
@@ -172,8 +184,14 @@ export async function registerGraphQL(
   // In a scope of its own, so the body-size answer below is GraphQL's alone.
   await app.register(async (scope) => {
     scope.setErrorHandler((err: FastifyError, _request, reply) => {
-      if (err.statusCode !== 413) throw err;
-      return reply.code(413).send({ errors: [BODY_TOO_LARGE] });
+      if (err.statusCode === 413) return reply.code(413).send({ errors: [BODY_TOO_LARGE] });
+      // A body that is not JSON, in GraphQL's own error shape.
+      if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+        return reply.code(400).send({
+          errors: [{ message: 'The request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }],
+        });
+      }
+      throw err;
     });
     await registerApollo(scope, apollo, deps);
   });

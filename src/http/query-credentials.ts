@@ -34,8 +34,18 @@ function credentialParams(url: string): string[] {
   return found;
 }
 
-/** The URL as logged: credential parameters keep their name, never their value. */
+/** A secret of this service by its form (`pds_<kind>_…`), wherever it appears, percent-encoded or not. */
+const SECRET_VALUE_RE = /pds(?:_|%5[Ff])[A-Za-z]+(?:_|%5[Ff])[A-Za-z0-9]{8,}/g;
+
+/**
+ * The URL as logged: credential parameters keep their name, never their value, and a secret of
+ * this service is redacted by its value wherever it is (an unknown parameter, the path).
+ */
 export function redactUrl(url: string): string {
+  return redactParams(url).replace(SECRET_VALUE_RE, '[redacted]');
+}
+
+function redactParams(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
   const params = new URLSearchParams(url.slice(q + 1));

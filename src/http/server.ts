@@ -38,6 +38,10 @@ export function buildHttpServer(
             },
           },
     bodyLimit: 1024 * 1024,
+    // A "__proto__" or "constructor.prototype" key in a JSON body is dropped, not refused: it never
+    // means anything to this service, and refusing it answered as if the body were not JSON.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
     // Fastify takes a hop count or addresses; the TRUST_PROXY type is the same set of values.
     trustProxy: config.trustProxy as boolean | string[],
     genReqId: (req) => {

@@ -68,6 +68,9 @@ async function run(request: ChildRequest): Promise<ExtractionResult> {
   return { ...result, chunks: [] };
 }
 
+/** How often an extractor checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 500;
+
 /**
  * The document's result with its pages without a text layer recognized (when OCR is on). The text
  * limit counts recognized text like any other.
@@ -105,6 +108,12 @@ function serve(): void {
   process.on('unhandledRejection', fatal);
   process.on('uncaughtException', fatal);
   process.on('disconnect', () => process.exit(0));
+  // A parent killed outright may leave the channel's end unnoticed while a long document is being
+  // read; its pid changing (the orphan is re-parented) ends the extractor within a second.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(0);
+  }, PARENT_CHECK_MS).unref();
   process.on('message', (request: ChildRequest) => {
     current = request.id;
     const done = (result: ExtractionResult) =>

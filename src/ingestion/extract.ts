@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EXTRACTION_DEFAULTS, MIN_EXTRACT_MEMORY_MB } from '../config.js';
@@ -123,11 +124,26 @@ export function memoryLimitedNode(
   ];
 }
 
-function spawnExtractor(maxMemoryMb: number): ChildProcess {
-  return spawn('/bin/sh', memoryLimitedNode(maxMemoryMb, childCommand()), {
+/**
+ * Extractors run at this niceness (0 is normal, 19 the lowest): PDF work yields the CPU to request
+ * handling in the same machine whenever both want it.
+ */
+export const EXTRACTOR_NICENESS = 10;
+
+export function spawnExtractor(maxMemoryMb: number): ChildProcess {
+  const child = spawn('/bin/sh', memoryLimitedNode(maxMemoryMb, childCommand()), {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'advanced',
   });
+  // The shell execs Node, so the niceness set on this pid is the extractor's own.
+  if (child.pid !== undefined) {
+    try {
+      setPriority(child.pid, EXTRACTOR_NICENESS);
+    } catch {
+      // A platform that refuses it runs the extractor at normal priority.
+    }
+  }
+  return child;
 }
 
 /** What a dead extractor's exit says about why it died. */

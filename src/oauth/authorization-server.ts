@@ -6,6 +6,7 @@ import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/tok
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { FastifyBaseLogger } from 'fastify';
 import { authorizationServerMetadata } from './metadata.js';
+import { checkAuthorizationRequest } from './authorize-request.js';
 import type { PdsOAuthProvider } from './provider.js';
 import { OAUTH_PATHS, type OAuthUrls } from './urls.js';
 
@@ -46,6 +47,7 @@ export function createAuthorizationServer(
   const app = express();
   app.disable('x-powered-by');
   app.use(OAUTH_PATHS.authorizationServerMetadata, metadataHandler(authorizationServerMetadata(urls)));
+  app.use(OAUTH_PATHS.authorize, ...checkAuthorizationRequest(urls.mcpResource));
   app.use(OAUTH_PATHS.authorize, authorizationHandler({ provider, rateLimit: false }));
   app.use(OAUTH_PATHS.token, tokenHandler({ provider, rateLimit: false }));
   app.use(

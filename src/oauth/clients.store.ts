@@ -6,6 +6,8 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { OAuthClientSchema } from '../entities/index.js';
+import { nativeQuery } from '../db/native.js';
+import { unstorableTextAt } from '../errors/text.js';
 
 /** Client ids are the UUIDs the registration handler generates; anything else is unknown without a query. */
 const CLIENT_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -42,27 +44,13 @@ function checkRedirectUri(uri: string, index: number): void {
   }
 }
 
-/** U+0000 and unpaired surrogates (valid in a JSON string escape). */
-// eslint-disable-next-line no-control-regex -- matching NUL is the point
-const UNSTORABLE_RE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** jsonb cannot store NUL or unpaired surrogates; such metadata is refused rather than failing at the database. */
-function hasUnstorableText(value: unknown): boolean {
-  if (typeof value === 'string') return UNSTORABLE_RE.test(value);
-  if (Array.isArray(value)) return value.some(hasUnstorableText);
-  if (value && typeof value === 'object') {
-    return Object.entries(value).some(([k, v]) => UNSTORABLE_RE.test(k) || hasUnstorableText(v));
-  }
-  return false;
-}
-
 /**
  * Server policy applied to a registration the SDK handler has already schema-checked (RFC 7591
  * §3.2.1 lets the server replace requested values). Every client is public: it authenticates with
  * PKCE, not a secret, so no client secret is ever stored or returned.
  */
 export function applyRegistrationPolicy(client: OAuthClientInformationFull): OAuthClientInformationFull {
-  if (hasUnstorableText(client)) {
+  if (unstorableTextAt(client) !== null) {
     throw new InvalidClientMetadataError('metadata must not contain NUL characters or unpaired surrogates');
   }
   const uris = client.redirect_uris;
@@ -82,17 +70,66 @@ export function applyRegistrationPolicy(client: OAuthClientInformationFull): OAu
   if (responseTypes.some((r) => r !== 'code')) {
     throw new InvalidClientMetadataError("only the 'code' response type is supported");
   }
-  if (client.client_name !== undefined && client.client_name.length > 200) {
-    throw new InvalidClientMetadataError('client_name must be at most 200 characters');
-  }
-  const { client_secret: _secret, client_secret_expires_at: _expiry, ...rest } = client;
-  return {
+  checkFieldBounds(client);
+  // Public clients authenticate with PKCE: a secret or keys are never stored.
+  const {
+    client_secret: _secret,
+    client_secret_expires_at: _expiry,
+    jwks_uri: _jwksUri,
+    ...withKeys
+  } = client;
+  const rest = { ...withKeys } as typeof withKeys & { jwks?: unknown };
+  delete rest.jwks;
+  const stored = {
     ...rest,
     grant_types: grantTypes,
     response_types: responseTypes,
     token_endpoint_auth_method: 'none',
   };
+  if (JSON.stringify(stored).length > MAX_METADATA_CHARACTERS) {
+    throw new InvalidClientMetadataError(
+      `client metadata must be at most ${MAX_METADATA_CHARACTERS} characters of JSON`,
+    );
+  }
+  return stored;
 }
+
+/** Text fields a registration may carry and the most characters each may hold. */
+const FIELD_BOUNDS: Readonly<Record<string, number>> = {
+  client_name: 200,
+  client_uri: MAX_URI_LENGTH,
+  logo_uri: MAX_URI_LENGTH,
+  tos_uri: MAX_URI_LENGTH,
+  policy_uri: MAX_URI_LENGTH,
+  software_id: 200,
+  software_version: 200,
+  scope: 1000,
+};
+const MAX_CONTACTS = 5;
+const MAX_CONTACT_LENGTH = 320;
+/** The whole stored registration; a client with every field at its bound stays under it. */
+const MAX_METADATA_CHARACTERS = 32_000;
+
+/** Every stored field is bounded: a registration costs the same few kilobytes whoever sends it. */
+function checkFieldBounds(client: OAuthClientInformationFull): void {
+  const fields = client as unknown as Record<string, unknown>;
+  for (const [field, max] of Object.entries(FIELD_BOUNDS)) {
+    const value = fields[field];
+    if (typeof value === 'string' && value.length > max)
+      throw new InvalidClientMetadataError(`${field} must be at most ${max} characters`);
+  }
+  const contacts = client.contacts ?? [];
+  if (contacts.length > MAX_CONTACTS)
+    throw new InvalidClientMetadataError(`at most ${MAX_CONTACTS} contacts are allowed`);
+  if (contacts.some((c) => c.length > MAX_CONTACT_LENGTH))
+    throw new InvalidClientMetadataError(`each contact must be at most ${MAX_CONTACT_LENGTH} characters`);
+}
+
+/**
+ * Clients that never completed a grant (no code exchanged, no refresh token) are deleted this long
+ * after registering: anyone may register, so what nobody used is not kept.
+ */
+export const UNUSED_CLIENT_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Registered clients live in PostgreSQL: any app node can serve any step of the flow. */
 export class PgClientsStore implements OAuthRegisteredClientsStore {
@@ -112,6 +149,7 @@ export class PgClientsStore implements OAuthRegisteredClientsStore {
     if (!CLIENT_ID_RE.test(full.client_id))
       throw new Error('registration handler did not assign a client id');
     const em = this.em.fork();
+    await deleteUnusedClients(em, new Date(Date.now() - UNUSED_CLIENT_TTL_MS));
     em.create(OAuthClientSchema, {
       id: full.client_id,
       clientName: full.client_name ?? null,
@@ -121,4 +159,18 @@ export class PgClientsStore implements OAuthRegisteredClientsStore {
     await em.flush();
     return full;
   }
+}
+
+/** Deletes the clients registered before `before` that never completed a grant (their pending requests go with them). */
+export async function deleteUnusedClients(em: EntityManager, before: Date): Promise<number> {
+  const query = await nativeQuery(em);
+  const rows = await query<{ id: string }>(
+    `delete from oauth_client c
+      where c.created_at < $1
+        and not exists (select 1 from oauth_authorization a where a.client_id = c.id and a.exchanged_at is not null)
+        and not exists (select 1 from oauth_refresh_token r where r.client_id = c.id)
+      returning c.id`,
+    [before],
+  );
+  return rows.length;
 }

@@ -17,6 +17,7 @@ import { badInput } from '../errors/catalogue.js';
 import { nativeQuery } from '../db/native.js';
 import { grantObstacle } from './eligibility.js';
 import { issueTokens, revokeFamily } from './token.service.js';
+import { MAX_STATE_LENGTH, S256_CHALLENGE_RE } from './authorize-request.js';
 import { sameResource } from './urls.js';
 
 /** Time to sign in and consent. */
@@ -25,9 +26,6 @@ const AUTHORIZATION_TTL_MS = 15 * 60 * 1000;
 const CODE_TTL_MS = 2 * 60 * 1000;
 /** Finished or abandoned flows are deleted a day after they expire. */
 const RETENTION_MS = 24 * 60 * 60 * 1000;
-const MAX_STATE_LENGTH = 2048;
-/** A S256 code challenge is the base64url SHA-256 of the verifier: exactly 43 characters. */
-const S256_CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
 
 /** The connector's only scope; unknown requested scopes are dropped (RFC 6749 §3.3 lets the server narrow). */
 export const CONNECTOR_SCOPES = ['mcp'];
@@ -56,8 +54,13 @@ export async function beginAuthorization(
   if (params.resource && !sameResource(params.resource.href, mcpResource)) {
     throw new InvalidTargetError(`This server issues tokens only for ${mcpResource}`);
   }
+  // Requests nobody approved are kept only while they can still be approved; decided flows a day
+  // longer (a replayed code must still find its row to revoke what it produced).
   await em.nativeDelete(OAuthAuthorizationSchema, {
-    expiresAt: { $lt: new Date(now.getTime() - RETENTION_MS) },
+    $or: [
+      { approvedAt: null, expiresAt: { $lt: now } },
+      { expiresAt: { $lt: new Date(now.getTime() - RETENTION_MS) } },
+    ],
   });
   const id = randomId();
   em.create(OAuthAuthorizationSchema, {

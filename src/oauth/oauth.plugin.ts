@@ -58,8 +58,14 @@ export async function registerOAuth(server: FastifyInstance, deps: AppDeps): Pro
           .header('cache-control', 'no-store')
           .send({ error: 'invalid_request', error_description: 'The URL is not valid percent-encoding' });
       }
-      if (request.method !== 'GET' && request.method !== 'OPTIONS') {
-        const rate = await chargeAddress(deps, 'oauth', request);
+      const path = request.url.split('?', 1)[0];
+      // Every request that can store something is charged to its address: GET /oauth/authorize
+      // stores a pending request as much as a POST does, and registering a client is also charged
+      // to its own hourly budget.
+      if (request.method !== 'OPTIONS' && (request.method !== 'GET' || path === OAUTH_PATHS.authorize)) {
+        let rate = await chargeAddress(deps, 'oauth', request);
+        if (rate.allowed && request.method === 'POST' && path === OAUTH_PATHS.register)
+          rate = await chargeAddress(deps, 'client-registration', request);
         if (!rate.allowed) {
           const retry = rate.retryAfterSeconds ?? rate.resetSeconds;
           return reply
@@ -69,7 +75,7 @@ export async function registerOAuth(server: FastifyInstance, deps: AppDeps): Pro
             .send({ error: 'too_many_requests', error_description: `Retry in ${retry} seconds` });
         }
       }
-      if (NO_STORE_PATHS.has(request.url.split('?', 1)[0])) void reply.header('cache-control', 'no-store');
+      if (NO_STORE_PATHS.has(path)) void reply.header('cache-control', 'no-store');
     });
     await scope.register(fastifyExpress);
     scope.use(authorizationServer);

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { RateDecision, RatePolicyName } from '../auth/rate-limit.js';
 import type { AppConfig } from '../config.js';
 import type { AppDeps } from '../context/context.js';
+import { UNSTORABLE_TEXT } from '../errors/text.js';
 
 /**
  * Browsers send Origin (and Sec-Fetch-Site) with form POSTs: a POST from another site to the login,
@@ -64,9 +65,12 @@ export function signInLimits(
   return { before: () => charge(0), failed: () => charge(1) };
 }
 
-/** Reads one string field of a parsed form; repeated or missing fields read as undefined. */
+/**
+ * Reads one string field of a parsed form; repeated or missing fields, and text PostgreSQL cannot
+ * store (NUL, unpaired surrogates), read as undefined: a form never sends such text to the database.
+ */
 export function formField(body: unknown, name: string): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const value = (body as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : undefined;
+  return typeof value === 'string' && !UNSTORABLE_TEXT.test(value) ? value : undefined;
 }

@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { createProject, memberToken } from '../../support/factories.js';
+import { REVISION_CHANGES_LIMIT } from '../../../src/limits.js';
 import { MAX_LINE_CHARS } from '../../../src/revisions/revisions.service.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
@@ -154,11 +155,11 @@ describe('every tool answer fits a client budget', () => {
   it('compare-document-revisions at its largest page, each quoted line at its longest', async () => {
     const compared = await call(
       'compare-document-revisions',
-      { document_id: revisedId, limit: 50 },
+      { document_id: revisedId, limit: REVISION_CHANGES_LIMIT.max },
       eliteToken,
     );
     const changes = compared.result.data as any[];
-    expect(changes).toHaveLength(50);
+    expect(changes).toHaveLength(REVISION_CHANGES_LIMIT.max);
     expect(compared.result.meta.total_changes).toBe(60);
     expect(changes.every((c) => c.kind === 'changed' && c.numbers.length === 5)).toBe(true);
     // Each change again with both quoted lines at the 300 characters a quote is cut to.

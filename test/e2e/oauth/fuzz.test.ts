@@ -99,7 +99,7 @@ async function post(path: string, contentType: string | undefined, text: string)
 }
 
 const OAUTH_ERROR =
-  /^(invalid_request|invalid_client|invalid_grant|unsupported_grant_type|invalid_scope|invalid_target|invalid_client_metadata|invalid_redirect_uri)$/;
+  /^(invalid_request|invalid_client|invalid_grant|unsupported_grant_type|unsupported_response_type|invalid_scope|invalid_target|invalid_client_metadata|invalid_redirect_uri)$/;
 
 describe('fuzzing the OAuth endpoints', () => {
   it('registration: malformed metadata gets an OAuth error body, never a 5xx', async () => {

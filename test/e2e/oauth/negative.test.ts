@@ -88,20 +88,21 @@ describe('authorization code + PKCE', () => {
     expect(res.json.error).toBe('invalid_grant');
   });
 
-  it('accepts only S256: plain or missing challenges are sent back as invalid_request', async () => {
+  it('accepts only S256: plain or missing challenges are refused with a sentence, never redirected', async () => {
     const clientId = await registerClient(t);
     const plain = new URL(authorizeUrl(t.url, { clientId, challenge: 'a'.repeat(43) }));
     plain.searchParams.set('code_challenge_method', 'plain');
     const missing = new URL(plain);
     missing.searchParams.delete('code_challenge');
     missing.searchParams.delete('code_challenge_method');
-    for (const url of [plain, missing]) {
+    for (const [url, description] of [
+      [plain, 'code_challenge_method must be S256: plain PKCE is not accepted.'],
+      [missing, 'code_challenge is required: this server needs PKCE with S256.'],
+    ] as const) {
       const res = await fetch(url, { redirect: 'manual' });
-      expect(res.status).toBe(302);
-      const back = new URL(res.headers.get('location')!);
-      expect(back.origin + back.pathname).toBe(CALLBACK);
-      // (The SDK handler omits `state` when the request fails its schema check.)
-      expect(back.searchParams.get('error')).toBe('invalid_request');
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      expect(await res.json()).toEqual({ error: 'invalid_request', error_description: description });
     }
   });
 
@@ -144,7 +145,7 @@ describe('redirect URIs match exactly', () => {
 });
 
 describe('resource indicators (RFC 8707)', () => {
-  it('refuses to authorize for another resource (invalid_target back to the client)', async () => {
+  it('refuses to authorize for another resource (invalid_target, not redirected)', async () => {
     const clientId = await registerClient(t);
     const url = authorizeUrl(t.url, {
       clientId,
@@ -152,8 +153,9 @@ describe('resource indicators (RFC 8707)', () => {
       resource: 'https://other.example/mcp',
     });
     const res = await fetch(url, { redirect: 'manual' });
-    const back = new URL(res.headers.get('location')!);
-    expect(back.searchParams.get('error')).toBe('invalid_target');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_target');
   });
 
   it('/mcp refuses a connector token bound to another resource', async () => {

@@ -107,7 +107,13 @@ export async function startOAuthTestApp(
   return startTestApp(
     { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env },
     // Every test here comes from 127.0.0.1: the per-address limit is tested on its own.
-    { policies: { oauth: { points: 1_000_000, durationSeconds: 60, keyedBy: 'ip' } }, ...opts },
+    {
+      policies: {
+        oauth: { points: 1_000_000, durationSeconds: 60, keyedBy: 'ip' },
+        'client-registration': { points: 1_000_000, durationSeconds: 60, keyedBy: 'ip' },
+      },
+      ...opts,
+    },
   );
 }
 

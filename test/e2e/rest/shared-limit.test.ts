@@ -2,13 +2,17 @@ import { createApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../../support/app.js';
 import { createApiKey, createProject, createTeam } from '../../support/factories.js';
+import { describeWith } from '../../support/requirements.js';
 
 /**
  * Two server processes' worth of app instances on one PostgreSQL database share the per-key
  * limit through the configured store. Embedded PGlite is private to one process, so this needs
  * DATABASE_URL (CI sets it); Redis must answer on 127.0.0.1:6379 (CI starts it).
  */
-const postgres = process.env.DATABASE_URL ? describe : describe.skip; // reason: needs a real PostgreSQL shared by two instances
+const postgres = describeWith(
+  !!process.env.DATABASE_URL,
+  'needs a real PostgreSQL shared by two instances (DATABASE_URL)',
+);
 
 postgres.each([['postgres'], ['redis://127.0.0.1:6379']])(
   'rate limit shared by two instances (%s)',

@@ -185,7 +185,7 @@ describe('the change feed', () => {
       [{ first: 201 }, /first: must be an integer from 1 to 200/],
       [{ first: 0 }, /first: must be an integer from 1 to 200/],
       [{ types: ['project.deleted'] }, /types.0: must be one of/],
-      [{ p: 0 }, /projectId: must be a positive integer/],
+      [{ p: 0 }, /projectId: must be an integer id from 1 to 2147483647/],
     ];
     for (const [vars, message] of cases) {
       const res = await t.gql(FEED, vars, tokens.pro);

@@ -2,6 +2,7 @@ import { createApp, type App } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../../support/app.js';
 import { createAccessToken, createApiKey, createProject, createTeam } from '../../support/factories.js';
+import { describeWith } from '../../support/requirements.js';
 
 /**
  * Credentials and the Fusion catalogue are cached per node by generation (src/db/generation.ts):
@@ -101,7 +102,7 @@ function suite(second: SecondNode | null) {
 
 describe('cache generations, one node', () => suite(null));
 
-const postgres = process.env.DATABASE_URL ? describe : describe.skip; // reason: two nodes need a real PostgreSQL
+const postgres = describeWith(!!process.env.DATABASE_URL, 'two nodes need a real PostgreSQL (DATABASE_URL)');
 
 postgres('cache generations, two nodes on one PostgreSQL', () => {
   let second: App;

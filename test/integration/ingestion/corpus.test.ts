@@ -27,6 +27,7 @@ import {
   memberToken,
 } from '../../support/factories.js';
 import { ContractClient, nullablePaths, observedNulls } from '../../support/mcp-contract.js';
+import { itWith } from '../../support/requirements.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 /** The generated corpus goes through the real pipeline: upload → pdf.js in a worker → chunks in the database. */
@@ -439,7 +440,7 @@ describe('demo corpus through the ingestion pipeline', () => {
 
     // PGlite has no extensions, so the GIN path is its only one (every other test here runs on it);
     // this test needs PostgreSQL with the rum extension (.ci/run installs it).
-    (ON_POSTGRES ? it : it.skip)(
+    itWith(ON_POSTGRES, 'PostgreSQL with the rum extension (DATABASE_URL)')(
       'gives the same answers on the GIN and the RUM index paths',
       async () => {
         // The corpus is small enough for a sequential scan: every connection is told that pages read

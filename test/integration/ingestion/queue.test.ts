@@ -1,7 +1,11 @@
 import { PgBossQueue, type QueueLog } from '../../../src/ingestion/queue.js';
 import { createFreshDatabase, type FreshDatabase } from '../../support/database.js';
+import { describeWith } from '../../support/requirements.js';
 
-const postgres = process.env.DATABASE_URL ? describe : describe.skip; // reason: pg-boss needs a PostgreSQL server (DATABASE_URL); PGlite runs the in-process queue
+const postgres = describeWith(
+  !!process.env.DATABASE_URL,
+  'pg-boss needs a PostgreSQL server (DATABASE_URL); PGlite runs the in-process queue',
+);
 
 const quiet: QueueLog = { info: () => {}, warn: () => {} };
 

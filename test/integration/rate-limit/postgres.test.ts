@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { createRateLimiter, RATE_LIMIT_TABLE, RATE_LIMIT_TABLE_SQL } from '../../../src/auth/rate-limit.js';
 import { describeStoreContract } from './store-contract.js';
+import { describeWith } from '../../support/requirements.js';
 
 /**
  * The postgres store runs on embedded PGlite always (through node-postgres, as MikroORM's pool
@@ -34,47 +35,50 @@ describe('postgres store on PGlite', () => {
 
 const databaseUrl = process.env.DATABASE_URL;
 // Skipped only without DATABASE_URL: the PGlite suite above then covers the store's SQL.
-(databaseUrl ? describe : describe.skip)('postgres store on PostgreSQL (DATABASE_URL)', () => {
-  const schema = `rl_${randomBytes(6).toString('hex')}`;
-  let admin: pg.Pool;
-  let poolA: pg.Pool;
-  let poolB: pg.Pool;
-  // Two pools on one schema stand for two server processes sharing the database.
-  const schemaPool = () =>
-    new pg.Pool({ connectionString: databaseUrl, max: 5, options: `-c search_path=${schema}` });
+describeWith(!!databaseUrl, 'a PostgreSQL server (DATABASE_URL)')(
+  'postgres store on PostgreSQL (DATABASE_URL)',
+  () => {
+    const schema = `rl_${randomBytes(6).toString('hex')}`;
+    let admin: pg.Pool;
+    let poolA: pg.Pool;
+    let poolB: pg.Pool;
+    // Two pools on one schema stand for two server processes sharing the database.
+    const schemaPool = () =>
+      new pg.Pool({ connectionString: databaseUrl, max: 5, options: `-c search_path=${schema}` });
 
-  beforeAll(async () => {
-    admin = new pg.Pool({ connectionString: databaseUrl, max: 1 });
-    await admin.query(`create schema ${schema}`);
-    poolA = schemaPool();
-    poolB = schemaPool();
-    await poolA.query(RATE_LIMIT_TABLE_SQL);
-  });
-  afterAll(async () => {
-    await Promise.all([poolA.end(), poolB.end()]);
-    await admin.query(`drop schema ${schema} cascade`);
-    await admin.end();
-  });
+    beforeAll(async () => {
+      admin = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+      await admin.query(`create schema ${schema}`);
+      poolA = schemaPool();
+      poolB = schemaPool();
+      await poolA.query(RATE_LIMIT_TABLE_SQL);
+    });
+    afterAll(async () => {
+      await Promise.all([poolA.end(), poolB.end()]);
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
+    });
 
-  describeStoreContract('PostgreSQL', () => ({
-    config: { kind: 'postgres', pool: poolA },
-    sibling: { kind: 'postgres', pool: poolB },
-  }));
+    describeStoreContract('PostgreSQL', () => ({
+      config: { kind: 'postgres', pool: poolA },
+      sibling: { kind: 'postgres', pool: poolB },
+    }));
 
-  it('keeps its counters in the migrated table, namespaced by policy', async () => {
-    const limiter = await createRateLimiter({ kind: 'postgres', pool: poolA });
-    const key = randomUUID();
-    await limiter.consume('building-links', key);
-    await limiter.consume('building-links', key);
-    await limiter.consume('mcp', key);
-    await limiter.close();
-    const { rows } = await admin.query<{ key: string; points: number }>(
-      `select key, points from ${schema}."${RATE_LIMIT_TABLE}" where key like $1 order by key`,
-      [`%${key}`],
-    );
-    expect(rows).toEqual([
-      { key: `pds-rl:building-links:${key}`, points: 2 },
-      { key: `pds-rl:mcp:${key}`, points: 1 },
-    ]);
-  });
-});
+    it('keeps its counters in the migrated table, namespaced by policy', async () => {
+      const limiter = await createRateLimiter({ kind: 'postgres', pool: poolA });
+      const key = randomUUID();
+      await limiter.consume('building-links', key);
+      await limiter.consume('building-links', key);
+      await limiter.consume('mcp', key);
+      await limiter.close();
+      const { rows } = await admin.query<{ key: string; points: number }>(
+        `select key, points from ${schema}."${RATE_LIMIT_TABLE}" where key like $1 order by key`,
+        [`%${key}`],
+      );
+      expect(rows).toEqual([
+        { key: `pds-rl:building-links:${key}`, points: 2 },
+        { key: `pds-rl:mcp:${key}`, points: 1 },
+      ]);
+    });
+  },
+);

@@ -19,6 +19,7 @@ import {
   stopCluster,
 } from '../../support/postgres-server.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
+import { describeWith } from '../../support/requirements.js';
 
 /**
  * Read replicas: a private PostgreSQL primary (initdb, wal_level=replica) and a streaming replica
@@ -30,7 +31,10 @@ import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 // Needs the PostgreSQL 15 server binaries (installed with the server, as in CI); without them the
 // test cannot build a replica, so it is skipped rather than faked.
-const maybe = existsSync(join(PG_BIN, 'pg_basebackup')) ? describe : describe.skip;
+const maybe = describeWith(
+  existsSync(join(PG_BIN, 'pg_basebackup')),
+  `the PostgreSQL server binaries (${PG_BIN})`,
+);
 
 maybe('read replicas', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pds-replica-'));

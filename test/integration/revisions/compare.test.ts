@@ -192,7 +192,7 @@ describe('compare-document-revisions on generated revision pairs', () => {
   });
 
   it('pages with a cursor visit every change exactly once', async () => {
-    const whole: any = await t.gql(COMPARE, { d: v2, l: 50 }, tokens.elite);
+    const whole: any = await t.gql(COMPARE, { d: v2, l: 25 }, tokens.elite);
     const total = whole.data.compareDocumentRevisions.meta.totalChanges;
     const paged = await allChanges(v2, undefined, 3);
     expect(paged).toHaveLength(total);
@@ -212,7 +212,7 @@ describe('compare-document-revisions on generated revision pairs', () => {
     expect(alone.errors[0].message).toMatch(/replaces no older revision/);
     const missing: any = await t.gql(COMPARE, { d: 2_000_000_000 }, tokens.elite);
     expect(missing.errors[0].extensions.code).toBe('NOT_FOUND');
-    const tooMany: any = await t.gql(COMPARE, { d: v2, l: 51 }, tokens.elite);
+    const tooMany: any = await t.gql(COMPARE, { d: v2, l: 26 }, tokens.elite);
     expect(tooMany.errors[0].extensions.code).toBe('BAD_USER_INPUT');
   });
 

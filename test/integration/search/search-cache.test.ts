@@ -5,6 +5,7 @@ import { forgetSearchAnswers, searchCacheCounts } from '../../../src/search/sear
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { createProject, memberToken } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
+import { itWith } from '../../support/requirements.js';
 
 /**
  * Answers are kept per node under the search and catalogue generations (src/search/search-cache.ts)
@@ -239,7 +240,7 @@ describe('a search in one statement', () => {
 
   // Only PostgreSQL takes the one-statement path (above); on the embedded database the search's
   // transaction has its snapshot before the change, and one connection, which the change would wait for.
-  (process.env.DATABASE_URL ? it : it.skip)(
+  itWith(!!process.env.DATABASE_URL, 'a PostgreSQL server (DATABASE_URL)')(
     'answers exactly when the vocabulary changes between the request and its statement',
     async () => {
       await upload('joined.pdf', ['A winefridge under the island.']);
