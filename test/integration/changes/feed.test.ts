@@ -26,7 +26,7 @@ async function read(after: string | null, vars: Record<string, unknown> = {}, se
 }
 
 /** Every event after the cursor, page by page, and the cursor to resume from. */
-async function drain(after: string | null, vars: Record<string, unknown> = {}) {
+async function drainOnce(after: string | null, vars: Record<string, unknown> = {}) {
   const events: any[] = [];
   let cursor = after;
   for (let i = 0; i < 200; i++) {
@@ -36,6 +36,23 @@ async function drain(after: string | null, vars: Record<string, unknown> = {}) {
     if (!page.meta.hasMore) break;
   }
   return { events, cursor };
+}
+
+/**
+ * The feed holds events back while any older transaction in the cluster is still running (other
+ * test files' databases share the server), so a reader waits until the events it expects are out.
+ */
+async function drain(after: string | null, vars: Record<string, unknown> = {}, atLeast = 0) {
+  const deadline = Date.now() + 20_000;
+  const events: any[] = [];
+  let cursor = after;
+  for (;;) {
+    const page = await drainOnce(cursor, vars);
+    events.push(...page.events);
+    cursor = page.cursor;
+    if (events.length >= atLeast || Date.now() > deadline) return { events, cursor };
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 const sql = (text: string, params: unknown[] = []) =>
@@ -63,7 +80,7 @@ describe('the change feed', () => {
       project.id,
     ]);
     await sql(`update project set city = city where id = ?`, [project.id]);
-    const { events } = await drain(cursor);
+    const { events } = await drain(cursor, { p: project.id }, 2);
     expect(events.map((e) => e.type)).toEqual(['project.created', 'project.changed']);
     expect(events[0].subject).toEqual({ type: 'project', id: project.id, projectId: project.id });
     expect(events[0].changes).toContainEqual({ field: 'name', before: null, after: 'Feed Towers' });
@@ -94,7 +111,7 @@ describe('the change feed', () => {
         throw new Error('abandon');
       }),
     ).rejects.toThrow('abandon');
-    const { events } = await drain(cursor);
+    const { events } = await drain(cursor, { p: project.id }, 1);
     expect(events.map((e) => e.type)).toEqual(['project.created']);
   });
 
@@ -126,10 +143,14 @@ describe('the change feed', () => {
       Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from('not a pdf at all')]),
     );
     await t.app.deps.ingestion.queue.idle();
-    const { events } = await drain(cursor, {
-      p: project.id,
-      types: ['document.published', 'document.indexed', 'document.superseded', 'document.failed'],
-    });
+    const { events } = await drain(
+      cursor,
+      {
+        p: project.id,
+        types: ['document.published', 'document.indexed', 'document.superseded', 'document.failed'],
+      },
+      7,
+    );
     const seen = events.map((e) => `${e.type} ${e.subject.id}`);
     const expected = [
       `document.published ${v1}`,
@@ -173,7 +194,7 @@ describe('the change feed', () => {
     expect(new Set(all.events.map((e) => e.id)).size).toBe(all.events.length);
     const ids = all.events.map((e) => BigInt(e.id));
     expect(ids.length).toBeGreaterThan(5);
-    const onlyA = await drain(null, { p: a.id, types: ['project.changed'] });
+    const onlyA = await drain(null, { p: a.id, types: ['project.changed'] }, 2);
     expect(onlyA.events.map((e) => e.subject.id)).toEqual([a.id, a.id]);
     const again = await read(all.cursor);
     expect(again).toMatchObject({ data: [], meta: { returned: 0, nextCursor: all.cursor, hasMore: false } });
@@ -227,7 +248,7 @@ const databaseUrl = process.env.DATABASE_URL;
       expect(during.events).toEqual([]);
       expect(during.cursor).toBe(cursor);
       await slow.query('commit');
-      const after = await drain(cursor);
+      const after = await drain(cursor, {}, 2);
       expect(after.events.map((e) => e.changes.map((c: any) => c.field))).toEqual([
         ['storeys'],
         ['total_units'],
