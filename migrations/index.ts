@@ -13,6 +13,7 @@ import { Migration20261127230000OcrConfidence } from './Migration20261127230000O
 import { Migration20261127233000TeamSettings } from './Migration20261127233000TeamSettings.js';
 import { Migration20261128000000ChangeEvents } from './Migration20261128000000ChangeEvents.js';
 import { Migration20261128001000Webhooks } from './Migration20261128001000Webhooks.js';
+import { Migration20261128020000ClientIdUrls } from './Migration20261128020000ClientIdUrls.js';
 
 // The ordered list of migrations, imported statically so they run the same from source (tests) and from dist.
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261127233000TeamSettings', class: Migration20261127233000TeamSettings },
   { name: 'Migration20261128000000ChangeEvents', class: Migration20261128000000ChangeEvents },
   { name: 'Migration20261128001000Webhooks', class: Migration20261128001000Webhooks },
+  { name: 'Migration20261128020000ClientIdUrls', class: Migration20261128020000ClientIdUrls },
 ];
