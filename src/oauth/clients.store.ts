@@ -5,7 +5,7 @@ import {
   InvalidClientMetadataError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { OAuthClientSchema } from '../entities/index.js';
+import { OAuthClientSchema } from './oauth.entity.js';
 import { nativeQuery } from '../db/native.js';
 import { unstorableTextAt } from '../errors/text.js';
 

@@ -6,13 +6,13 @@ import { scopeSql, type Scope } from '../documents/scope.js';
 import { badInput } from '../errors/catalogue.js';
 import { MAX_QUERY_LENGTH, PROJECTS_MENTIONING_LIMIT, SEARCH_LIMIT } from '../limits.js';
 import { validateCategory, validateRange } from '../errors/validate.js';
-import { queryWords, termForms, type QueryWords } from './query-forms.js';
-import { keepAnswer, keptAnswer, knownSpellings, learnSpellings } from './search-cache.js';
+import { queryWords, termForms, type QueryWords } from './query/query-forms.js';
+import { keepAnswer, keptAnswer, knownSpellings, learnSpellings } from './query/search-cache.js';
 import { onConnection, queryOn, statementTimeoutOf } from '../db/native.js';
 import { GENERATION_COLUMNS, generationsFor, noteGenerations, type GenerationRow } from '../db/generation.js';
-import { buildExcerpt, findFirstMatch } from './match.js';
-import { rawOffsets } from './raw-offsets.js';
-import { withCompounds } from './spellings.js';
+import { buildExcerpt, findFirstMatch } from './query/match.js';
+import { rawOffsets } from './text/raw-offsets.js';
+import { withCompounds } from './query/spellings.js';
 import type {
   ChunkHitView,
   FindProjectsMentioningView,
@@ -24,7 +24,7 @@ import type {
 /**
  * The two-stage Document Intelligence search. Stage one, the pre-filter: the GIN-indexed
  * `tsvector` of each chunk of a document's current extraction, matched by the OR of every expanded
- * term's phrase query. Both are built by src/search/lexemes.ts so that the pre-filter accepts
+ * term's phrase query. Both are built by src/search/text/lexemes.ts so that the pre-filter accepts
  * exactly the chunks the strict post-filter (word-boundary containment in the normalized text)
  * accepts: counts, per-project tallies and ranking run in SQL over the matches, and only the shown
  * hits' text is read, where the post-filter finds the span for the excerpt.
@@ -119,7 +119,7 @@ function deadlineError(err: unknown): unknown {
 /**
  * Runs a search, exactly, in the cheapest way that stays exact:
  * - no round trip when its answer was kept under the request's own generations (read once per
- *   request after it arrived: src/search/search-cache.ts);
+ *   request after it arrived: src/search/query/search-cache.ts);
  * - one statement when the vocabulary's answer for its compound spellings is known at the
  *   request's search generation and the connection's own deadline (DB_STATEMENT_TIMEOUT_MS, the
  *   requests' pool's `statement_timeout`: src/db/orm.ts) is the search's: the statement reads the
@@ -187,7 +187,7 @@ async function oneStatement<T>(
  * repeatable-read transaction with the statement deadline set for it alone. The transaction's first
  * round trip also reads the search generations and looks the query's compound candidates up in the
  * index's vocabulary (one simple-protocol message: `begin`, `set local`, the two reads, the words as
- * escaped literals), so `work` gets every spelling to search (src/search/spellings.ts) and what the
+ * escaped literals), so `work` gets every spelling to search (src/search/query/spellings.ts) and what the
  * vocabulary said is remembered for later searches at that generation: three round trips, this,
  * its one statement, `commit`; two when an answer was kept under the snapshot's generations.
  */
@@ -276,7 +276,7 @@ async function coverage(
 
 /**
  * The matching chunks of the current extractions in a scope, with their rank, as a SQL subquery
- * named `m`. The pre-filter is exact (src/search/lexemes.ts), so counting and grouping these rows
+ * named `m`. The pre-filter is exact (src/search/text/lexemes.ts), so counting and grouping these rows
  * in SQL gives the same answer as post-filtering each one, without reading their text.
  *
  * PostgreSQL cannot estimate how many chunks a phrase matches (it multiplies its words'

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { TOKEN_KINDS } from './enums.js';
-import { TeamSchema, UserSchema } from './team.entity.js';
+import { TOKEN_KINDS } from '../enums.js';
+import { TeamSchema, UserSchema } from '../accounts/team.entity.js';
 
 /** API keys for the Fusion REST APIs. Only the SHA-256 of the secret is stored. */
 export const ApiKeySchema = defineEntity({

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { AccessTokenSchema } from './credential.entity.js';
-import { TeamSchema, UserSchema } from './team.entity.js';
+import { AccessTokenSchema } from '../credentials/credential.entity.js';
+import { TeamSchema, UserSchema } from '../accounts/team.entity.js';
 
 /**
  * A signed-in browser. The cookie holds a random secret; only its SHA-256 is stored, so a leaked
