@@ -10,8 +10,8 @@ import {
   OAuthAuthorizationSchema,
   OAuthClientSchema,
   OAuthRefreshTokenSchema,
-  UserSessionSchema,
 } from './oauth/oauth.entity.js';
+import { UserSessionSchema } from './users/session.entity.js';
 import { MembershipSchema, TeamSchema, UserSchema } from './accounts/team.entity.js';
 
 export const ENTITIES = [

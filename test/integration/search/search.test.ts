@@ -8,7 +8,7 @@ import {
 } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 import { lexemesOf, searchQueryLiteral } from '../../../src/search/text/lexemes.js';
-import { forgetLexemeFrequencies, projectPath } from '../../../src/search/search.service.js';
+import { forgetLexemeFrequencies, projectPath } from '../../../src/search/query/statements.js';
 import { forgetSearchAnswers } from '../../../src/search/query/search-cache.js';
 import { expandQuery } from '../../../src/search/query/synonyms.js';
 

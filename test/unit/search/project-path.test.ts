@@ -1,4 +1,4 @@
-import { projectPath } from '../../../src/search/search.service.js';
+import { projectPath } from '../../../src/search/query/statements.js';
 import { lexemesOf, searchQueryLiteral } from '../../../src/search/text/lexemes.js';
 import { expandQuery } from '../../../src/search/query/synonyms.js';
 
