@@ -14,6 +14,11 @@ import {
 import { UserSessionSchema } from './users/session.entity.js';
 import { MembershipSchema, TeamSchema, UserSchema } from './accounts/team.entity.js';
 
+/**
+ * Every table's entity, for MikroORM's discovery (src/db/orm.ts passes this list; nothing is found
+ * by scanning folders). Each entity sits beside the feature that owns it (`<feature>/*.entity.ts`);
+ * a new one is added here (test/unit/db/entities.test.ts fails otherwise).
+ */
 export const ENTITIES = [
   TeamSchema,
   UserSchema,
