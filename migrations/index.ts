@@ -13,6 +13,7 @@ import { Migration20261127230000OcrConfidence } from './Migration20261127230000O
 import { Migration20261127233000TeamSettings } from './Migration20261127233000TeamSettings.js';
 import { Migration20261128000000ChangeEvents } from './Migration20261128000000ChangeEvents.js';
 import { Migration20261128001000Webhooks } from './Migration20261128001000Webhooks.js';
+import { Migration20261128020000RolledKeyWindow } from './Migration20261128020000RolledKeyWindow.js';
 
 /**
  * The one naming scheme of migrations: `Migration<UTC yyyyMMddHHmmss>_<snake_case_name>`, which
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261127233000TeamSettings', class: Migration20261127233000TeamSettings },
   { name: 'Migration20261128000000ChangeEvents', class: Migration20261128000000ChangeEvents },
   { name: 'Migration20261128001000Webhooks', class: Migration20261128001000Webhooks },
+  { name: 'Migration20261128020000RolledKeyWindow', class: Migration20261128020000RolledKeyWindow },
 ];

@@ -12,6 +12,8 @@ export const ApiKeySchema = defineEntity({
     prefix: p.string().length(32),
     secretHash: p.string().length(64).unique().hidden(),
     scopes: p.array().columnType('text[]'),
+    /** The first key of this key's rotation, whose rate-limit window it is charged to (null: its own). */
+    windowKeyId: p.integer().nullable(),
     createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     lastUsedAt: p.datetime().nullable(),
     expiresAt: p.datetime().nullable(),

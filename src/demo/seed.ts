@@ -138,7 +138,7 @@ export async function seedDemo(app: App, opts: { seed?: number } = {}): Promise<
             {
               teamId: team.id,
               name: DEMO_CREDENTIAL_NAME,
-              scopes: ['building-links', 'floorplan-match'],
+              scopes: ['building-links', 'floorplan-match', 'changes'],
             },
             user.id,
           )
