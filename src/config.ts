@@ -463,7 +463,7 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
     /** See src/context/in-flight.ts. */
     searchesInFlightPerCredential: e.SEARCHES_IN_FLIGHT_PER_CREDENTIAL,
     searchConcurrency: e.SEARCH_CONCURRENCY ?? Math.max(1, availableParallelism() - 1),
-    /** See src/search/search-cache.ts. */
+    /** See src/search/query/search-cache.ts. */
     searchCacheEntries: e.SEARCH_CACHE_ENTRIES,
     usageFlushIntervalMs: e.USAGE_FLUSH_INTERVAL_MS,
     searchIndex: e.SEARCH_INDEX,

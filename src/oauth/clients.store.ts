@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { OAuthClientSchema } from '../entities/index.js';
+import { OAuthClientSchema } from './oauth.entity.js';
 import { nativeQuery } from '../db/native.js';
 import { isMetadataDocumentClientId, type ClientMetadataDocuments } from './client-metadata-document.js';
 import { applyRegistrationPolicy } from './registration-policy.js';

@@ -5,8 +5,8 @@ import { Migration } from '@mikro-orm/migrations';
  * Documents), not only the UUIDs dynamic registration assigns: every column holding one takes
  * up to 2,048 characters. Widening a varchar rewrites nothing.
  */
-export class Migration20261128020000ClientIdUrls extends Migration {
-  override name = 'Migration20261128020000ClientIdUrls';
+export class Migration20261128023000_client_id_urls extends Migration {
+  override name = 'Migration20261128023000_client_id_urls';
 
   override up(): void {
     this.addSql(`alter table "oauth_client" alter column "id" type varchar(2048)`);
