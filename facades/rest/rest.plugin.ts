@@ -7,7 +7,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { GraphQLSchema } from 'graphql';
 import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
-import type { FusionScope } from '../../src/entities/enums.js';
+import type { FusionScope } from '../../src/enums.js';
 import { AppError } from '../../src/errors/catalogue.js';
 import { RATE_POLICIES } from '../../src/auth/rate-limit.js';
 import { rateHeaders, sendRestError } from '../../src/http/rest-errors.js';

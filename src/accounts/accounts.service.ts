@@ -10,16 +10,10 @@ import {
   type Plan,
   type Role,
   type SubscriptionStatus,
-} from '../entities/enums.js';
-import {
-  AccessTokenSchema,
-  MembershipSchema,
-  OAuthRefreshTokenSchema,
-  TeamSchema,
-  UserSchema,
-  type Team,
-  type User,
-} from '../entities/index.js';
+} from '../enums.js';
+import { AccessTokenSchema } from '../credentials/credential.entity.js';
+import { OAuthRefreshTokenSchema } from '../oauth/oauth.entity.js';
+import { MembershipSchema, TeamSchema, UserSchema, type Team, type User } from './team.entity.js';
 import { badInput } from '../errors/catalogue.js';
 import { optionalOneOf, parseId, requireOneOf, requireText } from '../errors/validate.js';
 

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/catalogue.js';
 import { nativeQuery } from '../db/native.js';
 import { GENERATION_COLUMNS, generationsFor, isLater, noteGenerations } from '../db/generation.js';
-import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
+import type { AgentTier, Plan, Role, SubscriptionStatus } from '../enums.js';
 import { equalDigests, hashSecret, parseSecret, type SecretKind } from './secret.js';
 import { connectorObstacle, isConnectorEligible } from './entitlements.js';
 import { operatorViewer, type CredentialKind, type TeamView, type Viewer } from './viewer.js';

@@ -3,16 +3,9 @@ import { findTeam, findUser } from '../accounts/accounts.service.js';
 import { FUSION_PLANS } from '../auth/entitlements.js';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/secret.js';
 import type { TeamView, Viewer } from '../auth/viewer.js';
-import { FUSION_SCOPES, type TokenKind } from '../entities/enums.js';
-import {
-  AccessTokenSchema,
-  ApiKeySchema,
-  MembershipSchema,
-  TeamSchema,
-  UserSchema,
-  type AccessToken,
-  type ApiKey,
-} from '../entities/index.js';
+import { FUSION_SCOPES, type TokenKind } from '../enums.js';
+import { AccessTokenSchema, ApiKeySchema, type AccessToken, type ApiKey } from './credential.entity.js';
+import { MembershipSchema, TeamSchema, UserSchema } from '../accounts/team.entity.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { optionalFutureDate, parseId, requireOneOf, requireText } from '../errors/validate.js';
 import { MAX_ACTIVE_API_KEYS_PER_TEAM, MAX_ACTIVE_PERSONAL_TOKENS_PER_TEAM } from '../limits.js';

@@ -1,7 +1,7 @@
 import { FUSION_PLANS } from '../auth/entitlements.js';
 import type { ApiKeyView } from '../credentials/credentials.service.js';
 import { roleMay } from '../credentials/credentials.access.js';
-import { FUSION_SCOPES } from '../entities/enums.js';
+import { FUSION_SCOPES } from '../enums.js';
 import { html, type SafeHtml } from '../users/html.js';
 import {
   SETTINGS_PATHS,
@@ -18,6 +18,7 @@ import {
 export const SCOPE_LABELS: Record<string, string> = {
   'building-links': 'Building Link API',
   'floorplan-match': 'Floor Plan Match API',
+  changes: 'Change feed',
 };
 
 /** How long a rolled key's old secret keeps working: the choices the roll form offers. */

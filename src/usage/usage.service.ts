@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { apiKeyRateKey } from '../auth/authenticate.js';
 import type { RateLimiter, RatePolicyName } from '../auth/rate-limit.js';
 import { nativeQuery } from '../db/native.js';
-import { FUSION_SCOPES } from '../entities/enums.js';
+import { FUSION_SCOPES } from '../enums.js';
 import { optionalInt, parseId } from '../errors/validate.js';
 import type { UsageKind } from './usage.counter.js';
 

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { TOKEN_KINDS } from './enums.js';
-import { TeamSchema, UserSchema } from './team.entity.js';
+import { TOKEN_KINDS } from '../enums.js';
+import { TeamSchema, UserSchema } from '../accounts/team.entity.js';
 
 /** API keys for the Fusion REST APIs. Only the SHA-256 of the secret is stored. */
 export const ApiKeySchema = defineEntity({
@@ -35,7 +35,7 @@ export const AccessTokenSchema = defineEntity({
     prefix: p.string().length(32),
     secretHash: p.string().length(64).unique().hidden(),
     scopes: p.array().columnType('text[]'),
-    clientId: p.string().length(200).nullable(),
+    clientId: p.string().length(2048).nullable(),
     resource: p.string().length(500).nullable(),
     lastUsedAt: p.datetime().nullable(),
     expiresAt: p.datetime().nullable(),
