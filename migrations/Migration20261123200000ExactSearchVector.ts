@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * it is written by the application from the normalized text (`searchVectorLiteral`), with
  * separators and positions that make the pre-filter agree exactly with the post-filter. Existing
  * chunks get an empty vector here and their extractions are marked for re-derivation (normalizer
- * version 0), which the background job does with the normalizer of its day (src/search/rederive.ts):
+ * version 0), which the background job does with the normalizer of its day (src/search/text/rederive.ts):
  * a migration never runs search code, so what it does cannot change with it.
  */
 export class Migration20261123200000ExactSearchVector extends Migration {

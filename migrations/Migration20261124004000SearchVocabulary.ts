@@ -2,9 +2,9 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The words the index uses (letters only), so a query word is split into two only where the
- * documents could spell it that way (src/search/compounds.ts). Ingestion adds the words of each new
+ * documents could spell it that way (src/search/text/compounds.ts). Ingestion adds the words of each new
  * chunk; the words of chunks stored before are added by re-deriving their search text, for which
- * their extractions are marked here (normalizer version 0; src/search/rederive.ts). Words are never
+ * their extractions are marked here (normalizer version 0; src/search/text/rederive.ts). Words are never
  * removed: a word left over from a deleted chunk only lets one more spelling be tried, and the
  * answer stays exact.
  */

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * A third generation, `search`: it counts the committed changes to what a Document Intelligence
  * search answers from (chunks, documents, extractions, the index's vocabulary), so that a node can
  * keep an answer and give it again, exactly, while the number has not moved
- * (src/search/search-cache.ts). Project names come in through `catalogue`, which the cache key
+ * (src/search/query/search-cache.ts). Project names come in through `catalogue`, which the cache key
  * holds too. Same triggers as Migration20261124180000CacheGeneration: deferred to commit, one bump
  * per transaction, so a reader that sees the new number also sees the change, whoever wrote it.
  * A bulk write queues one trigger event per row until its commit (COPY of 1M chunks: a few

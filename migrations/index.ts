@@ -13,6 +13,16 @@ import { Migration20261127230000OcrConfidence } from './Migration20261127230000O
 import { Migration20261127233000TeamSettings } from './Migration20261127233000TeamSettings.js';
 import { Migration20261128000000ChangeEvents } from './Migration20261128000000ChangeEvents.js';
 import { Migration20261128001000Webhooks } from './Migration20261128001000Webhooks.js';
+import { Migration20261128020000RolledKeyWindow } from './Migration20261128020000RolledKeyWindow.js';
+import { Migration20261128023000_client_id_urls } from './Migration20261128023000_client_id_urls.js';
+
+/**
+ * The one naming scheme of migrations: `Migration<UTC yyyyMMddHHmmss>_<snake_case_name>`, which
+ * MikroORM's own generator writes for `npm run migration:create -- --name <snake_case_name>` (file,
+ * class and the name recorded in the migrations table alike). Names written before it keep their
+ * style: the table records them (test/unit/db/migration-names.test.ts).
+ */
+export const MIGRATION_NAME = /^Migration\d{14}_[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 
 // The ordered list of migrations, imported statically so they run the same from source (tests) and from dist.
 export const MIGRATIONS = [
@@ -37,4 +47,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261127233000TeamSettings', class: Migration20261127233000TeamSettings },
   { name: 'Migration20261128000000ChangeEvents', class: Migration20261128000000ChangeEvents },
   { name: 'Migration20261128001000Webhooks', class: Migration20261128001000Webhooks },
+  { name: 'Migration20261128020000RolledKeyWindow', class: Migration20261128020000RolledKeyWindow },
+  { name: 'Migration20261128023000_client_id_urls', class: Migration20261128023000_client_id_urls },
 ];

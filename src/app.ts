@@ -6,7 +6,7 @@ import type { AppConfig } from './config.js';
 import type { AppDeps } from './context/context.js';
 import { migrateUp, openDatabase, type Database } from './db/orm.js';
 import { ensureSearchIndex } from './db/search-index.js';
-import { configureSearchCache } from './search/search-cache.js';
+import { configureSearchCache } from './search/query/search-cache.js';
 import { DatabaseAvailability, postgresProbe } from './db/availability.js';
 import { trackBackends } from './db/cancel.js';
 import { observePool } from './metrics/metrics.js';
@@ -33,7 +33,7 @@ import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerApiReference } from '../facades/rest/api-reference.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
-import { startRederivation } from './search/rederive.js';
+import { startRederivation } from './search/text/rederive.js';
 import { WebhookDeliverer } from './webhooks/delivery.js';
 import { registerPdfRoutes } from './documents/pdf.routes.js';
 
@@ -222,7 +222,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     webhooks.start();
   }
   // Stored search text derived by an older normalizer is derived again in the background, by every
-  // process that runs extraction jobs (they share the work): src/search/rederive.ts.
+  // process that runs extraction jobs (they share the work): src/search/text/rederive.ts.
   const rederivation = (opts.worker ?? true) ? startRederivation(db.orm.em, server.log) : null;
 
   let closed = false;

@@ -106,7 +106,8 @@ export const EnvSchema = z.object({
     )
     .meta(
       doc({
-        unset: 'no operator on a real database; on the embedded database a token is generated for the run and printed',
+        unset:
+          'no operator on a real database; on the embedded database a token is generated for the run and printed',
       }),
     ),
   CURSOR_SECRET: z
@@ -245,7 +246,7 @@ export const EnvSchema = z.object({
     .max(60_000)
     .default(10_000)
     .describe(
-      'How often the request counts per API key and MCP token (the settings\' Usage page, GraphQL `teamUsage`) kept in memory are written to PostgreSQL; a crash loses at most this much of them.',
+      "How often the request counts per API key and MCP token (the settings' Usage page, GraphQL `teamUsage`) kept in memory are written to PostgreSQL; a crash loses at most this much of them.",
     ),
   SEARCH_INDEX: z
     .enum(['gin', 'rum'])
@@ -379,6 +380,21 @@ export const EnvSchema = z.object({
       'Bearer token a Prometheus scraper sends to read `GET /metrics` (the operator token is accepted too); at least 24 characters.',
     )
     .meta(doc({ unset: 'only the operator token reads `/metrics`' })),
+  OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      "`true` lets an OAuth client's metadata document (a client id that is an HTTPS URL) be served from a loopback address; still HTTPS only. For tests and development only.",
+    ),
+  OAUTH_CLIENT_METADATA_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(30_000)
+    .default(5_000)
+    .describe(
+      "How long fetching an OAuth client's metadata document may take, connection to last byte, before the client is refused.",
+    ),
   WEBHOOK_ALLOW_LOOPBACK: z
     .enum(['true', 'false'])
     .default('false')
@@ -447,7 +463,7 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
     /** See src/context/in-flight.ts. */
     searchesInFlightPerCredential: e.SEARCHES_IN_FLIGHT_PER_CREDENTIAL,
     searchConcurrency: e.SEARCH_CONCURRENCY ?? Math.max(1, availableParallelism() - 1),
-    /** See src/search/search-cache.ts. */
+    /** See src/search/query/search-cache.ts. */
     searchCacheEntries: e.SEARCH_CACHE_ENTRIES,
     usageFlushIntervalMs: e.USAGE_FLUSH_INTERVAL_MS,
     searchIndex: e.SEARCH_INDEX,
@@ -476,6 +492,14 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
       poolMax: e.DB_POOL_MAX,
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    }),
+    /** The OAuth connector's authorization server (src/oauth). */
+    oauth: Object.freeze({
+      /** Fetching clients' metadata documents (src/oauth/client-metadata-document.ts). */
+      clientMetadataDocuments: Object.freeze({
+        allowLoopback: e.OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK === 'true',
+        timeoutMs: e.OAUTH_CLIENT_METADATA_TIMEOUT_MS,
+      }),
     }),
     /** Webhook delivery (src/webhooks/delivery.ts). */
     webhooks: Object.freeze({

@@ -89,3 +89,11 @@ export const REVISION_CHANGES_LIMIT: IntRange = { min: 1, max: 25, default: 20 }
 export const CHANGES_LIMIT: IntRange = { min: 1, max: 200, default: 50 };
 /** webhookDeliveries `first`: log rows a page returns. */
 export const WEBHOOK_DELIVERIES_LIMIT: IntRange = { min: 1, max: 100, default: 25 };
+/**
+ * Active API keys per team, counted as rate-limit windows: a rolled key shares the window of the
+ * key it replaced, so a roll never counts twice. The spec's limits are per key; this ceiling stops
+ * them multiplying without bound (docs/security.md).
+ */
+export const MAX_ACTIVE_API_KEYS_PER_TEAM = 25;
+/** Active personal MCP access tokens per team (each has its own 300-a-minute window). */
+export const MAX_ACTIVE_PERSONAL_TOKENS_PER_TEAM = 100;

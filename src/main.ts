@@ -6,7 +6,7 @@ import { generateSecret } from './auth/secret.js';
 import { installProcessGuards, stopOnSignals } from './process-guard.js';
 import { operatorTokenForRun, startBanner } from './demo/banner.js';
 import { seedDemo, seedDemoDocuments, type DemoCredentials } from './demo/seed.js';
-import { DocumentSchema, ExtractionSchema } from './entities/index.js';
+import { DocumentSchema, ExtractionSchema } from './documents/document.entity.js';
 
 const startedAt = performance.now();
 

@@ -1,5 +1,5 @@
 import { Kind, type FieldNode, type GraphQLSchema } from 'graphql';
-import { CATEGORIES } from '../../src/entities/enums.js';
+import { CATEGORIES } from '../../src/enums.js';
 import { loadOperation, type FacadeOperation } from '../operation.js';
 import { inputSchemaFrom, outputSchemaFrom, type JsonSchema } from './tool-schema.js';
 import {
@@ -157,7 +157,9 @@ const SPECS: Record<
         'A revision, from list-project-documents (include_historical true lists older ones)',
       ),
       other_document_id: {
-        ...idSchema('Another revision of the same document; omit to compare with the one document_id replaces'),
+        ...idSchema(
+          'Another revision of the same document; omit to compare with the one document_id replaces',
+        ),
         type: ['integer', 'null'],
       },
       cursor: {

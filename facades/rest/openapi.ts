@@ -84,7 +84,7 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
       title: 'Property Data Service: Fusion APIs',
       version: '1.0.0',
       description:
-        'Building Link and Floor Plan Match. Send the API key as `Authorization: Bearer <API_KEY>` (a bare key is also accepted). Both scopes need a Pro or Elite plan, checked on every request.',
+        'Building Link, Floor Plan Match and the change feed. Send the API key as `Authorization: Bearer <API_KEY>` (a bare key is also accepted). Each route needs its scope on the key (`building-links`, `floorplan-match`, `changes`) and a Pro or Elite plan in good standing, checked on every request in that order, before the rate limit and before the request is validated.',
     },
     servers: [{ url: '/api/v1' }],
     security: [{ apiKey: [] }],

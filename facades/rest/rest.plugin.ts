@@ -7,7 +7,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { GraphQLSchema } from 'graphql';
 import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
-import type { FusionScope } from '../../src/entities/enums.js';
+import type { FusionScope } from '../../src/enums.js';
 import { AppError } from '../../src/errors/catalogue.js';
 import { RATE_POLICIES } from '../../src/auth/rate-limit.js';
 import { rateHeaders, sendRestError } from '../../src/http/rest-errors.js';
@@ -17,6 +17,8 @@ import { answers, swaggerOptions, validationFailed } from './openapi.js';
 import {
   BuildingLinkParamsSchema,
   BuildingLinkResponseSchema,
+  ChangesQuerySchema,
+  ChangesResponseSchema,
   FloorPlanMatchRequestSchema,
   FloorPlanMatchResponseSchema,
   MessageSchema,
@@ -40,8 +42,10 @@ interface Serving {
     variables: Record<string, unknown>,
     request: FastifyRequest,
     reply: FastifyReply,
+    wireNames?: Record<string, string>,
   ): Promise<unknown>;
   buildingLink: FacadeOperation;
+  changes: FacadeOperation;
   floorPlanMatch: FacadeOperation;
 }
 
@@ -55,6 +59,22 @@ function validationError(issues: ZodFastifySchemaValidationError[], part: string
   const message =
     part === 'body' ? 'The request body failed validation' : `The request ${part} failed validation`;
   return new AppError('BAD_USER_INPUT', message, { fields });
+}
+
+/**
+ * A 422 from the operation names its GraphQL arguments (`after`, `types.1`); on the wire they are
+ * the query parameters the caller sent (`cursor`, `types.1`).
+ */
+function renameFields(err: unknown, wireNames: Record<string, string>): unknown {
+  if (!(err instanceof AppError) || err.code !== 'BAD_USER_INPUT' || !err.details.fields) return err;
+  const fields: Record<string, string[]> = {};
+  for (const [path, messages] of Object.entries(err.details.fields)) {
+    const [head, ...rest] = path.split('.');
+    fields[[wireNames[head] ?? head, ...rest].join('.')] = messages;
+  }
+  const [first] = Object.entries(fields);
+  const message = first ? `${first[0]}: ${first[1][0]}` : 'The request query failed validation';
+  return new AppError('BAD_USER_INPUT', message, { ...err.details, fields });
 }
 
 /** The Fusion API routes with their schemas (registered where @fastify/swagger sees them). */
@@ -99,8 +119,40 @@ const fusionRoutes: FastifyPluginCallbackZod<{ serving: Serving | null }> = (api
           serving.run(serving.floorPlanMatch, { listings: request.body.listings }, request, reply)
       : notServed,
   });
+  api.get('/changes', {
+    schema: {
+      operationId: 'listChanges',
+      summary: `Change feed: what changed in projects, buildings, floor plans and documents, oldest first, after a cursor (scope changes, ${RATE_POLICIES.changes.points} requests per minute per key)`,
+      description:
+        'The same feed as the GraphQL field `changes`, with the same rule: the API key needs the `changes` scope and the team a Pro or Elite plan in good standing, checked on every request. Start without a cursor, keep `meta.next_cursor` and pass it as `cursor` next time: each event once, in the order the changes committed. While `meta.has_more` is true, more events are ready now.',
+      querystring: ChangesQuerySchema,
+      response: answers('changes', {
+        200: ['Events after the cursor, oldest first', ChangesResponseSchema],
+        422: validationFailed('A cursor the feed did not return, an unknown type or a limit out of range'),
+      }),
+    },
+    preValidation: serving?.context('changes') ?? [],
+    handler: serving
+      ? (request, reply) => {
+          const q = request.query;
+          return serving.run(
+            serving.changes,
+            {
+              after: q.cursor ?? null,
+              first: q.limit ?? null,
+              types: q.types === undefined ? null : q.types.split(',').map((t) => t.trim()),
+              projectId: q.project_id ?? null,
+            },
+            request,
+            reply,
+            { after: 'cursor', first: 'limit', types: 'types', projectId: 'project_id' },
+          );
+        }
+      : notServed,
+  });
   for (const [url, allow] of [
     ['/building-links/:id', 'GET'],
+    ['/changes', 'GET'],
     ['/floorplan-match', 'POST'],
   ] as const) {
     api.route({
@@ -142,6 +194,7 @@ export async function registerRest(
   const serving: Serving = {
     buildingLink: loadOperation(schema, dir, 'building-link.graphql'),
     floorPlanMatch: loadOperation(schema, dir, 'floorplan-match.graphql'),
+    changes: loadOperation(schema, dir, 'changes.graphql'),
     context: (scope) => async (request, reply) => {
       request.fusionContext = await createContext(
         {
@@ -157,8 +210,13 @@ export async function registerRest(
       );
       if (request.fusionContext.rate) rateHeaders(reply, request.fusionContext.rate);
     },
-    run: async (op, variables, request, reply) => {
-      const data = await runOperation<{ result: unknown }>(op, variables, request.fusionContext!);
+    run: async (op, variables, request, reply, wireNames) => {
+      let data: { result: unknown };
+      try {
+        data = await runOperation<{ result: unknown }>(op, variables, request.fusionContext!);
+      } catch (err) {
+        throw wireNames ? renameFields(err, wireNames) : err;
+      }
       // The request's deadline may have answered it already (503): an answer nobody will read is
       // not serialized, when the server is busiest.
       return reply.sent ? reply : data.result;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENTITY_ID, MAX_LISTINGS } from '../../src/limits.js';
+import { CHANGES_LIMIT, ENTITY_ID, ENTITY_ID_RULE, MAX_LISTINGS, describeRange } from '../../src/limits.js';
 
 /**
  * The Fusion routes' schemas. They sit on the Fastify routes (facades/rest/rest.plugin.ts): the
@@ -17,6 +17,43 @@ export const BuildingLinkParamsSchema = z.object({
     .transform(Number)
     .refine((id) => id >= ENTITY_ID.min && id <= ENTITY_ID.max, INVALID_ID),
 });
+
+/**
+ * The change feed's query string. The cursor is opaque: the feed itself says whether it is one it
+ * returned (a 422 naming `cursor` otherwise), as it does for GraphQL's `after`.
+ */
+const INVALID_LIMIT = `must be an integer from ${describeRange(CHANGES_LIMIT)}`;
+export const ChangesQuerySchema = z
+  .object({
+    cursor: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('`meta.next_cursor` of the previous call; leave it out to start from the oldest event'),
+    limit: z
+      .string()
+      .regex(/^[0-9]{1,4}$/, INVALID_LIMIT)
+      .transform(Number)
+      .refine((n) => n >= CHANGES_LIMIT.min && n <= CHANGES_LIMIT.max, INVALID_LIMIT)
+      .optional()
+      .describe(`Events to return: ${describeRange(CHANGES_LIMIT)}`),
+    types: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe(
+        'Only these event types, separated by commas: project.created, project.changed, building.created, building.changed, floor_plan.created, floor_plan.changed, document.published, document.superseded, document.indexed, document.failed',
+      ),
+    project_id: z
+      .string()
+      .regex(/^[0-9]{1,10}$/, ENTITY_ID_RULE)
+      .transform(Number)
+      .refine((id) => id >= ENTITY_ID.min && id <= ENTITY_ID.max, ENTITY_ID_RULE)
+      .optional()
+      .describe('Only events of this project'),
+  })
+  .strict();
 
 /** The Floor Plan Match request envelope. */
 const area = z.union([
@@ -120,6 +157,30 @@ export const FloorPlanMatchResponseSchema = z.object({
       message: nullableString,
     }),
   ),
+});
+
+const json = z.unknown().describe('Any JSON value; null before a creation');
+export const ChangesResponseSchema = z.object({
+  data: z.array(
+    z.object({
+      id: z.string().describe('Unique and stable; webhook deliveries carry it for de-duplication'),
+      occurred_at: z.string().describe('When the change committed, ISO 8601'),
+      type: z.string().describe('The event type, as listed for the types parameter'),
+      subject: z.object({
+        type: z.enum(['project', 'building', 'floor_plan', 'document']),
+        id: z.number().int(),
+        project_id: z.number().int().nullable(),
+      }),
+      changes: z.array(z.object({ field: z.string(), before: json, after: json })),
+    }),
+  ),
+  meta: z.object({
+    returned: z.number().int(),
+    next_cursor: z
+      .string()
+      .describe('Where to resume: pass it as cursor on the next call, also when this page is empty'),
+    has_more: z.boolean().describe('More events are ready now: call again at once'),
+  }),
 });
 
 export const MessageSchema = z.object({ message: z.string() });

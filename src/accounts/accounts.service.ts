@@ -10,8 +10,8 @@ import {
   type Plan,
   type Role,
   type SubscriptionStatus,
-} from '../entities/enums.js';
-import { MembershipSchema, TeamSchema, UserSchema, type Team, type User } from '../entities/index.js';
+} from '../enums.js';
+import { MembershipSchema, TeamSchema, UserSchema, type Team, type User } from './team.entity.js';
 import { badInput } from '../errors/catalogue.js';
 import { optionalOneOf, parseId, requireOneOf, requireText } from '../errors/validate.js';
 

@@ -1,7 +1,7 @@
 import { Field, Int, InputType, ObjectType } from 'type-graphql';
 import type { UserView } from '../auth/viewer.js';
 import type { TeamRecord } from './accounts.service.js';
-import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
+import type { AgentTier, Plan, Role, SubscriptionStatus } from '../enums.js';
 import { PAST_DUE_GRACE_DAYS } from '../auth/entitlements.js';
 import { AgentTierEnum, PlanEnum, RoleEnum, SubscriptionStatusEnum } from '../graphql/enums.js';
 

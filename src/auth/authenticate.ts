@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/catalogue.js';
 import { nativeQuery } from '../db/native.js';
 import { GENERATION_COLUMNS, generationsFor, isLater, noteGenerations } from '../db/generation.js';
-import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
+import type { AgentTier, Plan, Role, SubscriptionStatus } from '../enums.js';
 import { equalDigests, hashSecret, parseSecret, type SecretKind } from './secret.js';
 import { connectorObstacle, isConnectorEligible } from './entitlements.js';
 import { operatorViewer, type CredentialKind, type TeamView, type Viewer } from './viewer.js';
@@ -22,9 +22,13 @@ export function accepts(transport: Transport, kind: CredentialKind): boolean {
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** The limiter key an API key's requests are charged to (the settings' usage page reads its window). */
-export function apiKeyRateKey(id: number): string {
-  return `key:${id}`;
+/**
+ * The limiter key an API key's requests are charged to (the settings' usage page reads its window):
+ * the id of the first key of its rotation, so a rolled key and the key it replaced share one window
+ * during the overlap instead of each getting the full limit.
+ */
+export function apiKeyRateKey(windowKeyId: number): string {
+  return `key:${windowKeyId}`;
 }
 
 export interface AuthOptions {
@@ -99,7 +103,7 @@ function assertConnectorEntitled(team: TeamView): void {
   }
 }
 
-type KeyRow = CredentialRow;
+type KeyRow = CredentialRow & { window_key_id: number };
 type TokenRow = CredentialRow & {
   kind: string;
   resource: string | null;
@@ -109,7 +113,7 @@ type TokenRow = CredentialRow & {
   role: Role | null;
 };
 
-const KEY_SQL = `select k.id, k.secret_hash, k.scopes, k.revoked_at, k.expires_at, k.last_used_at, ${TEAM_COLUMNS},
+const KEY_SQL = `select k.id, coalesce(k.window_key_id, k.id) as window_key_id, k.secret_hash, k.scopes, k.revoked_at, k.expires_at, k.last_used_at, ${TEAM_COLUMNS},
          ${GENERATION_COLUMNS}
     from api_key k join team t on t.id = k.team_id
    where k.secret_hash = $1`;
@@ -177,7 +181,7 @@ async function resolveToken(em: EntityManager, kind: SecretKind, hash: string, n
     assertUsable(key, now);
     await touch(em, 'api_key', key, now);
     return {
-      credential: { kind: 'api-key', id: key.id, rateKey: apiKeyRateKey(key.id), resource: null },
+      credential: { kind: 'api-key', id: key.id, rateKey: apiKeyRateKey(key.window_key_id), resource: null },
       team: teamView(key),
       user: null,
       role: null,

@@ -1,6 +1,6 @@
 import { AppError, type AppErrorDetails } from '../errors/catalogue.js';
 import { planRefusals } from '../metrics/metrics.js';
-import type { FusionScope, Plan } from '../entities/enums.js';
+import type { FusionScope, Plan } from '../enums.js';
 import type { TeamView, Viewer } from './viewer.js';
 
 /**

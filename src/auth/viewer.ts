@@ -1,4 +1,4 @@
-import type { AgentTier, Plan, Role, SubscriptionStatus } from '../entities/enums.js';
+import type { AgentTier, Plan, Role, SubscriptionStatus } from '../enums.js';
 
 export type CredentialKind = 'api-key' | 'personal-token' | 'oauth-token' | 'operator' | 'session';
 

@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { defineLoader, byId, groupBy } from '../context/loaders.js';
-import { CONSTRUCTION_STATUSES, SALES_STATUSES } from '../entities/enums.js';
+import { CONSTRUCTION_STATUSES, SALES_STATUSES } from '../enums.js';
 import {
   BuildingSchema,
   DeveloperSchema,
@@ -9,7 +9,7 @@ import {
   type Building,
   type FloorPlan,
   type Project,
-} from '../entities/index.js';
+} from './project.entity.js';
 import { badInput } from '../errors/catalogue.js';
 import {
   optionalInt,

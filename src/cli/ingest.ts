@@ -4,7 +4,7 @@ import { basename, extname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
-import { ExtractionSchema } from '../entities/index.js';
+import { ExtractionSchema } from '../documents/document.entity.js';
 import { AppError } from '../errors/catalogue.js';
 import { uploadAndQueue } from '../ingestion/ingest.service.js';
 import { parseId } from '../errors/validate.js';

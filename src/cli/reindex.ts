@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
-import { DocumentSchema, ExtractionSchema } from '../entities/index.js';
+import { DocumentSchema, ExtractionSchema } from '../documents/document.entity.js';
 import { reindexAndQueue } from '../ingestion/ingest.service.js';
 
 /**

@@ -5,7 +5,7 @@ import { requireFusionAccess } from '../auth/entitlements.js';
 import type { RateDecision, RateLimiter, RatePolicyName } from '../auth/rate-limit.js';
 import type { Viewer } from '../auth/viewer.js';
 import type { AppConfig } from '../config.js';
-import type { FusionScope } from '../entities/enums.js';
+import type { FusionScope } from '../enums.js';
 import { AppError } from '../errors/catalogue.js';
 import { DatabaseUnavailable, RequestEnded, throwIfAborted } from '../errors/aborted.js';
 import { unavailableError } from '../db/availability.js';

@@ -1,6 +1,6 @@
 import { requireViewer } from '../auth/entitlements.js';
 import type { Viewer } from '../auth/viewer.js';
-import type { Role } from '../entities/enums.js';
+import type { Role } from '../enums.js';
 import { AppError } from '../errors/catalogue.js';
 
 /**

@@ -33,7 +33,7 @@ export class CredentialsResolver {
     @Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput,
   ): Promise<{ apiKey: ApiKeyView; secret: string }> {
     const viewer = requireSettingsAccess(ctx.viewer, input.teamId);
-    return credentials.createApiKey(ctx.em, input, viewer.user?.id ?? null);
+    return credentials.createApiKey(ctx.em, input, viewer.user?.id ?? null, ctx.deps.clock());
   }
 
   @Mutation(() => ApiKeyType)
@@ -49,7 +49,7 @@ export class CredentialsResolver {
     @Arg('input', () => CreateAccessTokenInput) input: CreateAccessTokenInput,
   ): Promise<{ accessToken: AccessTokenView; secret: string }> {
     const viewer = requireSettings(ctx.viewer, input.teamId, 'manage-own-tokens');
-    return credentials.createAccessToken(ctx.em, input, viewer);
+    return credentials.createAccessToken(ctx.em, input, viewer, ctx.deps.clock());
   }
 
   @Mutation(() => AccessTokenType)

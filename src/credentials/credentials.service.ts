@@ -3,16 +3,12 @@ import { findTeam, findUser } from '../accounts/accounts.service.js';
 import { FUSION_PLANS } from '../auth/entitlements.js';
 import { displayPrefix, generateSecret, hashSecret } from '../auth/secret.js';
 import type { TeamView, Viewer } from '../auth/viewer.js';
-import { FUSION_SCOPES, type TokenKind } from '../entities/enums.js';
-import {
-  AccessTokenSchema,
-  ApiKeySchema,
-  MembershipSchema,
-  type AccessToken,
-  type ApiKey,
-} from '../entities/index.js';
+import { FUSION_SCOPES, type TokenKind } from '../enums.js';
+import { AccessTokenSchema, ApiKeySchema, type AccessToken, type ApiKey } from './credential.entity.js';
+import { MembershipSchema, TeamSchema, UserSchema } from '../accounts/team.entity.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { optionalFutureDate, parseId, requireOneOf, requireText } from '../errors/validate.js';
+import { MAX_ACTIVE_API_KEYS_PER_TEAM, MAX_ACTIVE_PERSONAL_TOKENS_PER_TEAM } from '../limits.js';
 import { revokeGrantOf } from '../oauth/token.service.js';
 import type { TokenScope } from './credentials.access.js';
 
@@ -143,6 +139,7 @@ export async function rollApiKey(
     prefix: displayPrefix(secret),
     secretHash: hashSecret(secret),
     scopes,
+    windowKeyId: old.windowKeyId ?? old.id,
     createdBy: opts.createdBy,
     expiresAt: originalExpiry,
   });
@@ -166,23 +163,46 @@ export async function createApiKey(
   em: EntityManager,
   input: { teamId: number; name: string; scopes: string[]; expiresAt?: Date | null },
   createdByUserId: number | null,
+  now = new Date(),
 ): Promise<{ apiKey: ApiKeyView; secret: string }> {
   const name = requireText('name', input.name);
   const expiresAt = optionalFutureDate('expiresAt', input.expiresAt);
   const team = await findTeam(em, 'teamId', input.teamId);
   const scopes = validateScopes(team, input.scopes);
-  const secret = generateSecret('key');
-  const apiKey = em.create(ApiKeySchema, {
-    team,
-    name,
-    prefix: displayPrefix(secret),
-    secretHash: hashSecret(secret),
-    scopes,
-    createdBy: createdByUserId,
-    expiresAt,
+  return em.transactional(async (tx) => {
+    await lockTeam(tx, team.id);
+    const [{ windows }] = await tx.execute<{ windows: number }[]>(
+      `select count(distinct coalesce(window_key_id, id))::int as windows from api_key
+        where team_id = ? and revoked_at is null and (expires_at is null or expires_at > ?)`,
+      [team.id, now],
+    );
+    if (windows >= MAX_ACTIVE_API_KEYS_PER_TEAM) {
+      throw new AppError(
+        'CONFLICT',
+        `Team ${team.id} already has ${MAX_ACTIVE_API_KEYS_PER_TEAM} active API keys, the most a team may hold: revoke one before creating another`,
+      );
+    }
+    const secret = generateSecret('key');
+    const apiKey = tx.create(ApiKeySchema, {
+      team: tx.getReference(TeamSchema, team.id),
+      name,
+      prefix: displayPrefix(secret),
+      secretHash: hashSecret(secret),
+      scopes,
+      createdBy: createdByUserId,
+      expiresAt,
+    });
+    await tx.flush();
+    return { apiKey: apiKeyView(apiKey), secret };
   });
-  await em.flush();
-  return { apiKey: apiKeyView(apiKey), secret };
+}
+
+/**
+ * Serialises credential creation within a team (a row lock on the team until the transaction
+ * ends), so two concurrent requests cannot both pass a ceiling's count.
+ */
+async function lockTeam(tx: EntityManager, teamId: number): Promise<void> {
+  await tx.execute('select id from team where id = ? for update', [teamId]);
 }
 
 export async function revokeApiKey(
@@ -205,6 +225,7 @@ export async function createAccessToken(
   em: EntityManager,
   input: { teamId: number; userId?: number | null; name: string; expiresAt?: Date | null },
   viewer: Viewer,
+  now = new Date(),
 ): Promise<{ accessToken: AccessTokenView; secret: string }> {
   let userId = input.userId ?? null;
   if (!viewer.isOperator) {
@@ -224,19 +245,34 @@ export async function createAccessToken(
       throw badInput('userId', `user ${user.id} is not a member of team ${team.id}`);
     }
   }
-  const secret = generateSecret('mcp');
-  const accessToken = em.create(AccessTokenSchema, {
-    team,
-    user,
-    kind: 'personal',
-    name,
-    prefix: displayPrefix(secret),
-    secretHash: hashSecret(secret),
-    scopes: ['mcp'],
-    expiresAt,
+  return em.transactional(async (tx) => {
+    await lockTeam(tx, team.id);
+    const [{ active }] = await tx.execute<{ active: number }[]>(
+      `select count(*)::int as active from access_token
+        where team_id = ? and kind = 'personal' and revoked_at is null
+          and (expires_at is null or expires_at > ?)`,
+      [team.id, now],
+    );
+    if (active >= MAX_ACTIVE_PERSONAL_TOKENS_PER_TEAM) {
+      throw new AppError(
+        'CONFLICT',
+        `Team ${team.id} already has ${MAX_ACTIVE_PERSONAL_TOKENS_PER_TEAM} active MCP access tokens, the most a team may hold: revoke one before creating another`,
+      );
+    }
+    const secret = generateSecret('mcp');
+    const accessToken = tx.create(AccessTokenSchema, {
+      team: tx.getReference(TeamSchema, team.id),
+      user: user ? tx.getReference(UserSchema, user.id) : null,
+      kind: 'personal',
+      name,
+      prefix: displayPrefix(secret),
+      secretHash: hashSecret(secret),
+      scopes: ['mcp'],
+      expiresAt,
+    });
+    await tx.flush();
+    return { accessToken: accessTokenView(accessToken), secret };
   });
-  await em.flush();
-  return { accessToken: accessTokenView(accessToken), secret };
 }
 
 /**

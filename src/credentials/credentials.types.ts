@@ -1,7 +1,7 @@
 import { Field, Int, InputType, ObjectType } from 'type-graphql';
 import type { AccessTokenView, ApiKeyView } from './credentials.service.js';
 import type { ConnectedClientView } from '../oauth/grant.service.js';
-import type { TokenKind } from '../entities/enums.js';
+import type { TokenKind } from '../enums.js';
 import { TokenKindEnum } from '../graphql/enums.js';
 
 @ObjectType('ApiKey', {

@@ -17,7 +17,7 @@ export interface Generations {
   auth: string;
   /** Developers, projects, buildings, floor plans. */
   catalogue: string;
-  /** Chunks, documents, extractions' status, the search vocabulary (src/search/search-cache.ts). */
+  /** Chunks, documents, extractions' status, the search vocabulary (src/search/query/search-cache.ts). */
   search: string;
 }
 

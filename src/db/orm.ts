@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import type { AppConfig } from '../config.js';
-import { ENTITIES } from '../entities/index.js';
+import { ENTITIES } from '../entities.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 
 export type Database = {

@@ -1,15 +1,11 @@
 import type { App } from '../app.js';
-import type { Plan, AgentTier } from '../entities/enums.js';
+import type { Plan, AgentTier } from '../enums.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  AccessTokenSchema,
-  ApiKeySchema,
-  DocumentSchema,
-  ProjectSchema,
-  TeamSchema,
-  UserSchema,
-} from '../entities/index.js';
+import { AccessTokenSchema, ApiKeySchema } from '../credentials/credential.entity.js';
+import { DocumentSchema } from '../documents/document.entity.js';
+import { ProjectSchema } from '../catalogue/project.entity.js';
+import { TeamSchema, UserSchema } from '../accounts/team.entity.js';
 import { generateCorpus, type CorpusManifest } from './corpus/index.js';
 import { uploadAndQueue } from '../ingestion/ingest.service.js';
 import { operatorViewer } from '../auth/viewer.js';
@@ -142,7 +138,7 @@ export async function seedDemo(app: App, opts: { seed?: number } = {}): Promise<
             {
               teamId: team.id,
               name: DEMO_CREDENTIAL_NAME,
-              scopes: ['building-links', 'floorplan-match'],
+              scopes: ['building-links', 'floorplan-match', 'changes'],
             },
             user.id,
           )

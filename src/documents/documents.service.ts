@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
 import { byId, defineLoader, groupBy } from '../context/loaders.js';
 import { nativeQuery } from '../db/native.js';
-import { DocumentSchema, ExtractionSchema, type Document, type Extraction } from '../entities/index.js';
+import { DocumentSchema, ExtractionSchema, type Document, type Extraction } from './document.entity.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { CONTEXT_WINDOW, PROJECT_DOCUMENTS_PAGE } from '../limits.js';
 import { parseId, validateCategory, validateRange } from '../errors/validate.js';

@@ -1,4 +1,4 @@
-import type { Category } from '../entities/enums.js';
+import type { Category } from '../enums.js';
 
 /** Which documents a read covers: one project or all, one category or all, latest or every revision. */
 export interface Scope {

@@ -1,4 +1,4 @@
-import { CATEGORIES, type Category } from '../entities/enums.js';
+import { CATEGORIES, type Category } from '../enums.js';
 import { badInput } from './catalogue.js';
 import { ENTITY_ID, ENTITY_ID_RULE, idFromText, type IntRange } from '../limits.js';
 

@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { AGENT_TIERS, PLANS, ROLES, SUBSCRIPTION_STATUSES, TOKEN_KINDS } from '../entities/enums.js';
+import { AGENT_TIERS, PLANS, ROLES, SUBSCRIPTION_STATUSES, TOKEN_KINDS } from '../enums.js';
 
 function asEnum<T extends string>(values: readonly T[]): Record<T, T> {
   return Object.fromEntries(values.map((v) => [v, v])) as Record<T, T>;

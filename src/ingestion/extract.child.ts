@@ -4,7 +4,7 @@
  * over IPC; pdf.js, normalization and chunking all run here. A document that needs more memory
  * than the limit gets its allocations refused and ends this process, never its parent.
  */
-import { chunkPages, type ChunkDraft } from '../search/chunk.js';
+import { chunkPages, type ChunkDraft } from '../search/text/chunk.js';
 import { mergeRecognized, needsOcr, recognizePages, TESSERACT_VERSION, type OcrSettings } from './ocr.js';
 import {
   completed,

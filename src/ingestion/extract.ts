@@ -3,7 +3,7 @@ import { setPriority } from 'node:os';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EXTRACTION_DEFAULTS, MIN_EXTRACT_MEMORY_MB } from '../config.js';
-import type { ChunkDraft } from '../search/chunk.js';
+import type { ChunkDraft } from '../search/text/chunk.js';
 import type { ChildReply, ChildRequest } from './extract.child.js';
 import type { OcrSettings } from './ocr.js';
 import {

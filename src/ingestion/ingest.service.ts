@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CATEGORIES, type Category } from '../entities/enums.js';
-import { DocumentSchema, ExtractionSchema, type Extraction } from '../entities/index.js';
+import { CATEGORIES, type Category } from '../enums.js';
+import { DocumentSchema, ExtractionSchema, type Extraction } from '../documents/document.entity.js';
 import { extractionView, type DocumentView, type ExtractionView } from '../documents/documents.service.js';
 import { AppError, badInput } from '../errors/catalogue.js';
-import { chunkPages, type ChunkDraft } from '../search/chunk.js';
-import { vocabularyOf } from '../search/compounds.js';
-import { NORMALIZER_VERSION } from '../search/normalize.js';
+import { chunkPages, type ChunkDraft } from '../search/text/chunk.js';
+import { vocabularyOf } from '../search/text/compounds.js';
+import { NORMALIZER_VERSION } from '../search/text/normalize.js';
 import { optionalText, parseId, requireOneOf, requireText } from '../errors/validate.js';
 import { nativePool, nativeQuery, onConnection, type NativeClient } from '../db/native.js';
 import type { ExtractionResult } from './extract.js';

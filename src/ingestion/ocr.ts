@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as Mupdf from 'mupdf';
 import type { Worker as Recognizer } from 'tesseract.js';
-import type { PageText, WordSpan } from '../search/chunk.js';
+import type { PageText, WordSpan } from '../search/text/chunk.js';
 import { errorFields, LimitError } from './pdf-text.js';
 
 export interface OcrSettings {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { getDocumentProxy } from 'unpdf';
-import type { ChunkDraft, PageText } from '../search/chunk.js';
+import type { ChunkDraft, PageText } from '../search/text/chunk.js';
 
 export type ExtractionOutcome = 'completed' | 'no_text' | 'failed';
 
@@ -150,7 +150,7 @@ interface TextPiece {
  * pdf.js keeps the spaces of flowing text inside a piece's string and gives a gap wider than any
  * word space (its own limit is 0.6 em) a piece of its own, a blank as wide as the gap. A blank at
  * least half an em wide between two pieces on one line is a column gap, written as a tab, so the
- * normalizer can tell a table's columns from a space inside a number (src/search/normalize.ts,
+ * normalizer can tell a table's columns from a space inside a number (src/search/text/normalize.ts,
  * "How numbers are read"): `Unit 12` ⇥ `450 sq ft`.
  */
 const COLUMN_GAP_EM = 0.5;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { connectorObstacle } from '../auth/entitlements.js';
-import { MembershipSchema } from '../entities/index.js';
+import { MembershipSchema } from '../accounts/team.entity.js';
 
 /** Why a grant can no longer produce tokens, or null when the user and team still qualify. */
 export async function grantObstacle(

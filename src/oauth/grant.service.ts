@@ -12,7 +12,7 @@ import {
   OAuthAuthorizationSchema,
   OAuthRefreshTokenSchema,
   type OAuthAuthorization,
-} from '../entities/index.js';
+} from './oauth.entity.js';
 import { badInput } from '../errors/catalogue.js';
 import { nativeQuery } from '../db/native.js';
 import { grantObstacle } from './eligibility.js';

@@ -7,7 +7,8 @@ import {
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { displayPrefix, generateSecret, hashSecret, parseSecret } from '../auth/secret.js';
-import { AccessTokenSchema, OAuthRefreshTokenSchema } from '../entities/index.js';
+import { AccessTokenSchema } from '../credentials/credential.entity.js';
+import { OAuthRefreshTokenSchema } from './oauth.entity.js';
 import { grantObstacle } from './eligibility.js';
 import { sameResource } from './urls.js';
 

@@ -1,4 +1,4 @@
-import { pageTextHash } from '../search/chunk.js';
+import { pageTextHash } from '../search/text/chunk.js';
 
 /** One chunk of a page as stored: its raw text in chunk order, and the page's text hash. */
 export interface StoredChunk {
@@ -17,7 +17,7 @@ export interface RebuiltPage {
 
 /**
  * The longest overlap tried between two chunks of a page: chunking repeats at most 1.5 × its
- * overlap at a line start (src/search/chunk.ts `nextStart`), and the overlap is capped at 30 % of a
+ * overlap at a line start (src/search/text/chunk.ts `nextStart`), and the overlap is capped at 30 % of a
  * chunk, so 0.45 of the longest chunk bounds it; twice that leaves room for other chunk settings.
  */
 const MAX_OVERLAP = 1000;

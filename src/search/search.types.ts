@@ -1,4 +1,4 @@
-import { MAX_SURFACE_FORMS } from './surface-forms.js';
+import { MAX_SURFACE_FORMS } from './query/surface-forms.js';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { NEXT_CURSOR_DESCRIPTION } from '../context/cursor.js';
 import type {

@@ -1,7 +1,7 @@
 import { FUSION_PLANS } from '../auth/entitlements.js';
 import type { ApiKeyView } from '../credentials/credentials.service.js';
 import { roleMay } from '../credentials/credentials.access.js';
-import { FUSION_SCOPES } from '../entities/enums.js';
+import { FUSION_SCOPES } from '../enums.js';
 import { html, type SafeHtml } from '../users/html.js';
 import {
   SETTINGS_PATHS,

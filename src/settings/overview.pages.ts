@@ -8,7 +8,7 @@ import {
 import type { TeamView } from '../auth/viewer.js';
 import { html, type SafeHtml } from '../users/html.js';
 import { ROLE_PERMISSIONS, type SettingsAction } from '../credentials/credentials.access.js';
-import { ROLES } from '../entities/enums.js';
+import { ROLES } from '../enums.js';
 import {
   SETTINGS_PATHS,
   settingsPage,

@@ -177,6 +177,7 @@ const FIELD_LABELS: Record<string, string> = {
 export function refusalMessage(err: unknown): FormRefusal | null {
   if (!(err instanceof AppError)) return null;
   if (err.code === 'FORBIDDEN') return { status: 403, message: `${err.message}. Nothing was changed.` };
+  if (err.code === 'CONFLICT') return { status: 409, message: `${err.message}. Nothing was changed.` };
   if (err.code !== 'BAD_USER_INPUT') return null;
   const [field, problems] = Object.entries(err.details.fields ?? {})[0] ?? [];
   if (!field || !problems?.length) return { status: 422, message: `${err.message}. Nothing was changed.` };

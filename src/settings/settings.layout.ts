@@ -1,5 +1,5 @@
 import type { TeamView, UserView } from '../auth/viewer.js';
-import type { Role } from '../entities/enums.js';
+import type { Role } from '../enums.js';
 import { html, page, type SafeHtml } from '../users/html.js';
 import type { TeamMembership } from '../users/user.service.js';
 import type { SettingsForm } from './settings.forms.js';

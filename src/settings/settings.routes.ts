@@ -167,6 +167,7 @@ function registerSettingsRoutes(scope: FastifyInstance, deps: AppDeps): void {
             expiresAt: parseExpiry(draft.expires),
           },
           viewer.user?.id ?? null,
+          req.view.now,
         );
         return send(
           reply,
@@ -273,6 +274,7 @@ function registerSettingsRoutes(scope: FastifyInstance, deps: AppDeps): void {
           req.ctx.em,
           { teamId: req.view.team.id, name: draft.name, expiresAt: parseExpiry(draft.expires) },
           viewer,
+          req.view.now,
         );
         return send(
           reply,

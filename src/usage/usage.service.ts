@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { apiKeyRateKey } from '../auth/authenticate.js';
 import type { RateLimiter, RatePolicyName } from '../auth/rate-limit.js';
 import { nativeQuery } from '../db/native.js';
-import { FUSION_SCOPES } from '../entities/enums.js';
+import { FUSION_SCOPES } from '../enums.js';
 import { optionalInt, parseId } from '../errors/validate.js';
 import type { UsageKind } from './usage.counter.js';
 
@@ -119,8 +119,8 @@ async function keyWindows(
   now: Date,
 ): Promise<KeyWindowView[]> {
   const query = await nativeQuery(em);
-  const keys = await query<{ id: number; name: string; scopes: string[] }>(
-    `select id, name, scopes from api_key
+  const keys = await query<{ id: number; name: string; scopes: string[]; window_key_id: number }>(
+    `select id, name, scopes, coalesce(window_key_id, id) as window_key_id from api_key
       where team_id = $1 and revoked_at is null and (expires_at is null or expires_at > $2)
       order by id`,
     [teamId, now],
@@ -133,7 +133,7 @@ async function keyWindows(
         apiKeyId: key.id,
         apiKeyName: key.name,
         scope,
-        ...(await limiter.peek(policy, apiKeyRateKey(key.id))),
+        ...(await limiter.peek(policy, apiKeyRateKey(key.window_key_id))),
       });
     }
   }

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashSecret, safeEqual } from '../auth/secret.js';
 import type { UserView, Viewer } from '../auth/viewer.js';
-import { UserSessionSchema } from '../entities/index.js';
+import { UserSessionSchema } from './session.entity.js';
 import { AppError } from '../errors/catalogue.js';
 import { membershipsOf } from './user.service.js';
 

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword, verifyPassword } from '../auth/password.js';
 import type { TeamView, UserView } from '../auth/viewer.js';
-import type { Role } from '../entities/enums.js';
-import { MembershipSchema, UserSchema } from '../entities/index.js';
+import type { Role } from '../enums.js';
+import { MembershipSchema, UserSchema } from '../accounts/team.entity.js';
 
 export interface TeamMembership {
   team: TeamView;

@@ -8,8 +8,8 @@ import { buildDemoDataset } from '../../src/demo/dataset.js';
 import { generateCorpus } from '../../src/demo/corpus/index.js';
 import { closeExtractors, extractPdf, type ExtractionResult } from '../../src/ingestion/extract.js';
 import { pageImage } from '../../src/ingestion/ocr.js';
-import { vocabularyOf } from '../../src/search/compounds.js';
-import { normalizeText } from '../../src/search/normalize.js';
+import { vocabularyOf } from '../../src/search/text/compounds.js';
+import { normalizeText } from '../../src/search/text/normalize.js';
 import { stallMonitor } from '../support/event-loop.js';
 import { formatScanScore, scoreScans, type ScanScore } from '../support/ocr-score.js';
 

@@ -8,7 +8,7 @@ import { RATE_POLICIES, type RatePolicyName } from '../../src/auth/rate-limit.js
 import { loadConfig } from '../../src/config.js';
 import { createApiKey } from '../../src/credentials/credentials.service.js';
 import { seedDemo } from '../../src/demo/seed.js';
-import { configureSearchCache } from '../../src/search/search-cache.js';
+import { configureSearchCache } from '../../src/search/query/search-cache.js';
 import { createFreshDatabase, type FreshDatabase } from '../support/database.js';
 import { autocannon, bareRoute, ServerTimings, type LoadFigure, type LoadRequest } from './http.bench.js';
 import { runFloodBench, type FloodFigure } from './flood.bench.js';
@@ -278,7 +278,7 @@ async function sections(report: Report): Promise<void> {
         report.search = figures;
       }
       // From here every search runs, as the issues measured them: the MCP and memory loads repeat one
-      // query on an unchanged corpus, which the answer cache (src/search/search-cache.ts) would
+      // query on an unchanged corpus, which the answer cache (src/search/query/search-cache.ts) would
       // otherwise answer after the first call.
       configureSearchCache(0);
       if (only.has('mcp')) {

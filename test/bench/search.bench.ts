@@ -6,10 +6,10 @@ import { runOperation } from '../../facades/operation.js';
 import type { App } from '../../src/app.js';
 import { AppError } from '../../src/errors/catalogue.js';
 import { createContext } from '../../src/context/context.js';
-import { findFirstMatch } from '../../src/search/match.js';
-import { forgetSearchAnswers } from '../../src/search/search-cache.js';
-import { tokenForm } from '../../src/search/normalize.js';
-import { expandQuery } from '../../src/search/synonyms.js';
+import { findFirstMatch } from '../../src/search/query/match.js';
+import { forgetSearchAnswers } from '../../src/search/query/search-cache.js';
+import { tokenForm } from '../../src/search/text/normalize.js';
+import { expandQuery } from '../../src/search/query/synonyms.js';
 import { runWithWorkSignal } from '../../src/db/cancel.js';
 import { ensureSearchIndex, SearchIndexError, type SearchIndexKind } from '../../src/db/search-index.js';
 import { latency, medianRound, prng, ratio, type Latency } from './stats.js';
@@ -51,7 +51,7 @@ export interface SearchFigure {
   exact: boolean;
   /** Calls that hit the search's statement deadline (10 s) instead of answering. */
   timedOut: number;
-  /** Every call searched: the answer cache (src/search/search-cache.ts) emptied before each. */
+  /** Every call searched: the answer cache (src/search/query/search-cache.ts) emptied before each. */
   service: Latency;
   /** The same calls asked again with the corpus unchanged: answered from the cache. */
   cached: Latency;

@@ -3,9 +3,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { CATEGORIES } from '../../src/entities/enums.js';
-import { searchVectorLiteral } from '../../src/search/lexemes.js';
-import { normalizeText } from '../../src/search/normalize.js';
+import { CATEGORIES } from '../../src/enums.js';
+import { searchVectorLiteral } from '../../src/search/text/lexemes.js';
+import { normalizeText } from '../../src/search/text/normalize.js';
 import { prng } from './stats.js';
 
 /**

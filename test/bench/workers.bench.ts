@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { App } from '../../src/app.js';
-import { ProjectSchema } from '../../src/entities/index.js';
+import { ProjectSchema } from '../../src/catalogue/project.entity.js';
 import { MAX_EXTRACTION_ATTEMPTS, uploadDocument } from '../../src/ingestion/ingest.service.js';
 import { medianRound, processCpu, ratio, round } from './stats.js';
 

@@ -1,7 +1,7 @@
 import { CONCEPTS, conceptQueries, type CorpusDocument } from '../../src/demo/corpus/index.js';
-import { findFirstMatch } from '../../src/search/match.js';
-import { queryWords } from '../../src/search/query-forms.js';
-import { withCompounds } from '../../src/search/spellings.js';
+import { findFirstMatch } from '../../src/search/query/match.js';
+import { queryWords } from '../../src/search/query/query-forms.js';
+import { withCompounds } from '../../src/search/query/spellings.js';
 
 export interface ScanScore {
   facts: number;

@@ -36,7 +36,7 @@ describe('wording check', () => {
     ],
     ['src/oauth/consent.routes.ts', 'const session = await findSession(em, secret);'],
     ['test/e2e/oauth/session.test.ts', "describe('sign-in pages and sessions', () => {"],
-    ['src/search/search-cache.ts', " * changed. A search's first round trip reads the generations"],
+    ['src/search/query/search-cache.ts', " * changed. A search's first round trip reads the generations"],
     ['test/bench/run.ts', '/** Rounds of (facade, operation in process) in the MCP figure. */'],
     ['test/bench/run.ts', "that the runs after it did not (the MCP facade's first round came out above"],
     ['src/matching/floorplan-match.ts', 'const round4 = (n: number) => Math.round(n * 10_000) / 10_000;'],

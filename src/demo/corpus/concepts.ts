@@ -390,7 +390,7 @@ export const CONCEPTS: readonly Concept[] = [
       '12,500 square feet of amenity space',
     ],
     contexts: ['Over {} on two levels'],
-    // `12 500` printed with a plain space may be two numbers (src/search/normalize.ts, "How numbers
+    // `12 500` printed with a plain space may be two numbers (src/search/text/normalize.ts, "How numbers
     // are read"), so `500 sq ft of amenity space` is one of its readings, not a trap.
     traps: ['2 500 sq ft of amenity space', '2,500 sq ft of amenity space', '12 sq ft of amenity space'],
   },

@@ -1,4 +1,4 @@
-import type { Category } from '../../entities/enums.js';
+import type { Category } from '../../enums.js';
 
 /**
  * Text artifacts a document is generated with, one per document. The first group changes the

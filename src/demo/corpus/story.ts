@@ -1,6 +1,6 @@
 import type { DemoFloorPlan, DemoProject } from '../dataset.js';
 import { createRng, hashSeed, type Rng } from '../prng.js';
-import type { Category } from '../../entities/enums.js';
+import type { Category } from '../../enums.js';
 import { CONCEPTS, mention, valueMention, type ConceptSection } from './concepts.js';
 import type { Block } from './render.js';
 

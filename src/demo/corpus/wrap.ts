@@ -1,6 +1,6 @@
 /** Line breaking for the corpus layout: greedy filling, optional line-end hyphenation. */
 
-import { normalizeText } from '../../search/normalize.js';
+import { normalizeText } from '../../search/text/normalize.js';
 
 export type Measure = (text: string) => number;
 

@@ -1,7 +1,7 @@
 import { createContext } from '../../../src/context/context.js';
 import { PAST_DUE_GRACE_DAYS } from '../../../src/auth/entitlements.js';
 import { generateSecret, hashSecret } from '../../../src/auth/secret.js';
-import { AccessTokenSchema } from '../../../src/entities/index.js';
+import { AccessTokenSchema } from '../../../src/credentials/credential.entity.js';
 import type { TestApp } from '../../support/app.js';
 import { addMember, createTeam, createUser, setPlan } from '../../support/factories.js';
 import { signIn } from '../../integration/settings/session-graphql.js';

@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { ApiKeySchema } from '../../../src/entities/index.js';
+import { ApiKeySchema } from '../../../src/credentials/credential.entity.js';
 import { startTestApp, type HttpResult, type TestApp } from '../../support/app.js';
 import { createApiKey, createProject, createTeam, setPlan } from '../../support/factories.js';
 

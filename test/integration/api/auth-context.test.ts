@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { authenticate } from '../../../src/auth/authenticate.js';
 import { generateSecret, hashSecret } from '../../../src/auth/secret.js';
 import { createContext } from '../../../src/context/context.js';
-import { ApiKeySchema } from '../../../src/entities/index.js';
+import { ApiKeySchema } from '../../../src/credentials/credential.entity.js';
 import { AppError } from '../../../src/errors/catalogue.js';
 import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../../support/app.js';
 import {

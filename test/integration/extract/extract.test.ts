@@ -19,14 +19,14 @@ import {
   shouldRetire,
   type ExtractionResult,
 } from '../../../src/ingestion/extract.js';
-import { normalizeText } from '../../../src/search/normalize.js';
-import { findFirstMatch } from '../../../src/search/match.js';
-import { vocabularyOf } from '../../../src/search/compounds.js';
-import { queryWords } from '../../../src/search/query-forms.js';
-import { withCompounds } from '../../../src/search/spellings.js';
+import { normalizeText } from '../../../src/search/text/normalize.js';
+import { findFirstMatch } from '../../../src/search/query/match.js';
+import { vocabularyOf } from '../../../src/search/text/compounds.js';
+import { queryWords } from '../../../src/search/query/query-forms.js';
+import { withCompounds } from '../../../src/search/query/spellings.js';
 import { makePdf } from '../../support/pdf.js';
 import { formatScanScore, scoreScans } from '../../support/ocr-score.js';
-import { chunkPages } from '../../../src/search/chunk.js';
+import { chunkPages } from '../../../src/search/text/chunk.js';
 import {
   contentBombPdf,
   cyclicPageTreePdf,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDemoDataset } from '../../../src/demo/dataset.js';
 import { seedDemoDocuments } from '../../../src/demo/seed.js';
-import { ChunkSchema, DocumentSchema } from '../../../src/entities/index.js';
+import { ChunkSchema, DocumentSchema } from '../../../src/documents/document.entity.js';
 import {
   CONCEPTS,
   conceptQueries,
@@ -14,7 +14,7 @@ import {
 import { findProjectsMentioning, searchDocumentText } from '../../../src/search/search.service.js';
 import { SEARCH_LIMIT, PROJECTS_MENTIONING_LIMIT } from '../../../src/limits.js';
 import { LAYOUT_PROFILES, TEXT_PROFILES } from '../../../src/demo/corpus/manifest.js';
-import { normalizeText } from '../../../src/search/normalize.js';
+import { normalizeText } from '../../../src/search/text/normalize.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { ensureSearchIndex } from '../../../src/db/search-index.js';

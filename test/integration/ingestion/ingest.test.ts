@@ -1,5 +1,5 @@
-import { NORMALIZER_VERSION } from '../../../src/search/normalize.js';
-import { ChunkSchema, DocumentSchema, ExtractionSchema } from '../../../src/entities/index.js';
+import { NORMALIZER_VERSION } from '../../../src/search/text/normalize.js';
+import { ChunkSchema, DocumentSchema, ExtractionSchema } from '../../../src/documents/document.entity.js';
 import { processExtraction, uploadDocument } from '../../../src/ingestion/ingest.service.js';
 import { defaultExtractor } from '../../../src/ingestion/ingestion.js';
 import { startTestApp, type TestApp } from '../../support/app.js';

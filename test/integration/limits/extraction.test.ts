@@ -1,4 +1,4 @@
-import { ExtractionSchema } from '../../../src/entities/index.js';
+import { ExtractionSchema } from '../../../src/documents/document.entity.js';
 import { uploadDocument } from '../../../src/ingestion/ingest.service.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { stallMonitor } from '../../support/event-loop.js';

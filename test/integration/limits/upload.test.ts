@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { ExtractionSchema } from '../../../src/entities/index.js';
+import { ExtractionSchema } from '../../../src/documents/document.entity.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { createApiKey, createProject, createTeam } from '../../support/factories.js';
 import { paddedPdf } from '../../support/hostile-pdf.js';

@@ -1,6 +1,6 @@
 import { closeExtractors, extractPdf } from '../../../src/ingestion/extract.js';
 import { EXTRACTION_METHOD, OCR_MIXED_METHOD } from '../../../src/ingestion/pdf-text.js';
-import { normalizeText } from '../../../src/search/normalize.js';
+import { normalizeText } from '../../../src/search/text/normalize.js';
 import { imagePagesPdf, zerosFlate } from '../../support/hostile-pdf.js';
 import { makePdf } from '../../support/pdf.js';
 import { composedPdf, pageJpeg, scannedPdf } from '../../support/scan.js';

@@ -1,5 +1,5 @@
-import { searchQueryLiteral } from '../../../src/search/lexemes.js';
-import { expandQuery } from '../../../src/search/synonyms.js';
+import { searchQueryLiteral } from '../../../src/search/text/lexemes.js';
+import { expandQuery } from '../../../src/search/query/synonyms.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 
 let t: TestApp;

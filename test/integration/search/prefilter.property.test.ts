@@ -1,12 +1,12 @@
 import { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import pg from 'pg';
-import { chunkPages } from '../../../src/search/chunk.js';
-import { searchQueryLiteral, searchVectorLiteral } from '../../../src/search/lexemes.js';
-import { findFirstMatch } from '../../../src/search/match.js';
-import { normalize } from '../../../src/search/normalize.js';
-import { queryWords } from '../../../src/search/query-forms.js';
-import { expandQuery } from '../../../src/search/synonyms.js';
+import { chunkPages } from '../../../src/search/text/chunk.js';
+import { searchQueryLiteral, searchVectorLiteral } from '../../../src/search/text/lexemes.js';
+import { findFirstMatch } from '../../../src/search/query/match.js';
+import { normalize } from '../../../src/search/text/normalize.js';
+import { queryWords } from '../../../src/search/query/query-forms.js';
+import { expandQuery } from '../../../src/search/query/synonyms.js';
 
 /**
  * Search counts, tallies and ranks in SQL with the full-text pre-filter alone, so the pre-filter

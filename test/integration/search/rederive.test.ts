@@ -1,8 +1,8 @@
 import { openDatabase, type Database } from '../../../src/db/orm.js';
 import { registry } from '../../../src/metrics/metrics.js';
-import { searchQueryLiteral, searchVectorLiteral } from '../../../src/search/lexemes.js';
-import { NORMALIZER_VERSION, normalizeText } from '../../../src/search/normalize.js';
-import { rederivationProgress, rederiveSearchText } from '../../../src/search/rederive.js';
+import { searchQueryLiteral, searchVectorLiteral } from '../../../src/search/text/lexemes.js';
+import { NORMALIZER_VERSION, normalizeText } from '../../../src/search/text/normalize.js';
+import { rederivationProgress, rederiveSearchText } from '../../../src/search/text/rederive.js';
 
 /**
  * Stored search text is derived again by a background job keyed on the normalizer's version, never

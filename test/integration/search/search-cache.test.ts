@@ -1,14 +1,14 @@
 import pg from 'pg';
 import { generationsFor } from '../../../src/db/generation.js';
-import { EXTRACTION_STATUSES } from '../../../src/entities/enums.js';
-import { forgetSearchAnswers, searchCacheCounts } from '../../../src/search/search-cache.js';
+import { EXTRACTION_STATUSES } from '../../../src/enums.js';
+import { forgetSearchAnswers, searchCacheCounts } from '../../../src/search/query/search-cache.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { createProject, memberToken } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 import { itWith } from '../../support/requirements.js';
 
 /**
- * Answers are kept per node under the search and catalogue generations (src/search/search-cache.ts)
+ * Answers are kept per node under the search and catalogue generations (src/search/query/search-cache.ts)
  * and given again only while nothing they were read from has changed. Changes here are made as an
  * upload would and with plain SQL around the app, as another node or psql would.
  */

@@ -7,10 +7,10 @@ import {
   createUser,
 } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
-import { lexemesOf, searchQueryLiteral } from '../../../src/search/lexemes.js';
-import { forgetLexemeFrequencies, projectPath } from '../../../src/search/search.service.js';
-import { forgetSearchAnswers } from '../../../src/search/search-cache.js';
-import { expandQuery } from '../../../src/search/synonyms.js';
+import { lexemesOf, searchQueryLiteral } from '../../../src/search/text/lexemes.js';
+import { forgetLexemeFrequencies, projectPath } from '../../../src/search/query/statements.js';
+import { forgetSearchAnswers } from '../../../src/search/query/search-cache.js';
+import { expandQuery } from '../../../src/search/query/synonyms.js';
 
 let t: TestApp;
 const tokens: Record<string, string> = {};

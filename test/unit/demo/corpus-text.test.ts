@@ -3,7 +3,7 @@ import { CONCEPTS, mention, stripMarks } from '../../../src/demo/corpus/concepts
 import { TEXT_PROFILES } from '../../../src/demo/corpus/manifest.js';
 import { applyTextProfile } from '../../../src/demo/corpus/profiles.js';
 import { wrap } from '../../../src/demo/corpus/wrap.js';
-import { normalizeText } from '../../../src/search/normalize.js';
+import { normalizeText } from '../../../src/search/text/normalize.js';
 
 describe('artifact profiles', () => {
   const cases: [(typeof TEXT_PROFILES)[number], string, string][] = [

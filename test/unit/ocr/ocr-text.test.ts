@@ -6,7 +6,7 @@ import {
   pageFromTsv,
   repairOcrText,
 } from '../../../src/ingestion/ocr.js';
-import { chunkPages } from '../../../src/search/chunk.js';
+import { chunkPages } from '../../../src/search/text/chunk.js';
 
 describe('which pages are recognized', () => {
   it('recognizes a page whose text layer is only a page number, a stamp or nothing', () => {

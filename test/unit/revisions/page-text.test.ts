@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { chunkPages, pageTextHash } from '../../../src/search/chunk.js';
+import { chunkPages, pageTextHash } from '../../../src/search/text/chunk.js';
 import { rebuildPages } from '../../../src/revisions/page-text.js';
 
 const SEED = 20261128;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { chunkPages, type PageText } from '../../../src/search/chunk.js';
-import { findFirstMatch } from '../../../src/search/match.js';
-import { searchVectorLiteral } from '../../../src/search/lexemes.js';
-import { normalize } from '../../../src/search/normalize.js';
+import { chunkPages, type PageText } from '../../../src/search/text/chunk.js';
+import { findFirstMatch } from '../../../src/search/query/match.js';
+import { searchVectorLiteral } from '../../../src/search/text/lexemes.js';
+import { normalize } from '../../../src/search/text/normalize.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 

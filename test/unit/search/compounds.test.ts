@@ -1,5 +1,5 @@
-import { abbreviationVariants } from '../../../src/search/abbreviations.js';
-import { compoundVariants, vocabularyCandidates, vocabularyOf } from '../../../src/search/compounds.js';
+import { abbreviationVariants } from '../../../src/search/query/abbreviations.js';
+import { compoundVariants, vocabularyCandidates, vocabularyOf } from '../../../src/search/text/compounds.js';
 
 const vocabulary = new Set(
   vocabularyOf([

@@ -1,6 +1,10 @@
-import { searchQueryLiteral, searchVectorLiteral, termQueryLiteral } from '../../../src/search/lexemes.js';
-import { buildExcerpt, findFirstMatch, matchesAt } from '../../../src/search/match.js';
-import { normalize, normalizeText, numberReadings } from '../../../src/search/normalize.js';
+import {
+  searchQueryLiteral,
+  searchVectorLiteral,
+  termQueryLiteral,
+} from '../../../src/search/text/lexemes.js';
+import { buildExcerpt, findFirstMatch, matchesAt } from '../../../src/search/query/match.js';
+import { normalize, normalizeText, numberReadings } from '../../../src/search/text/normalize.js';
 
 describe('findFirstMatch', () => {
   it.each([

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { NORMALIZER_VERSION, normalize, normalizeText, tokenForm } from '../../../src/search/normalize.js';
+import {
+  NORMALIZER_VERSION,
+  normalize,
+  normalizeText,
+  tokenForm,
+} from '../../../src/search/text/normalize.js';
 
 describe('normalize', () => {
   it('has a version', () => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { searchVectorLiteral, searchQueryLiteral } from '../../../src/search/lexemes.js';
-import { findFirstMatch } from '../../../src/search/match.js';
-import { normalizeText, numberReadings } from '../../../src/search/normalize.js';
-import { queryWords } from '../../../src/search/query-forms.js';
+import { searchVectorLiteral, searchQueryLiteral } from '../../../src/search/text/lexemes.js';
+import { findFirstMatch } from '../../../src/search/query/match.js';
+import { normalizeText, numberReadings } from '../../../src/search/text/normalize.js';
+import { queryWords } from '../../../src/search/query/query-forms.js';
 
 /**
  * How numbers are read (docs/search.md): each rule edge is tried both ways, what a reader finds

@@ -1,6 +1,6 @@
-import { projectPath } from '../../../src/search/search.service.js';
-import { lexemesOf, searchQueryLiteral } from '../../../src/search/lexemes.js';
-import { expandQuery } from '../../../src/search/synonyms.js';
+import { projectPath } from '../../../src/search/query/statements.js';
+import { lexemesOf, searchQueryLiteral } from '../../../src/search/text/lexemes.js';
+import { expandQuery } from '../../../src/search/query/synonyms.js';
 
 const tsquery = (q: string) => searchQueryLiteral(expandQuery(q).terms)!;
 

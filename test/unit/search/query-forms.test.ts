@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { lexemesOf, searchQueryLiteral } from '../../../src/search/lexemes.js';
-import { queryWords, termForms } from '../../../src/search/query-forms.js';
-import { vocabularyCandidates } from '../../../src/search/compounds.js';
-import { plainSpellings } from '../../../src/search/spellings.js';
-import { surfaceForms } from '../../../src/search/surface-forms.js';
-import { expandQuery } from '../../../src/search/synonyms.js';
+import { lexemesOf, searchQueryLiteral } from '../../../src/search/text/lexemes.js';
+import { queryWords, termForms } from '../../../src/search/query/query-forms.js';
+import { vocabularyCandidates } from '../../../src/search/text/compounds.js';
+import { plainSpellings } from '../../../src/search/query/spellings.js';
+import { surfaceForms } from '../../../src/search/query/surface-forms.js';
+import { expandQuery } from '../../../src/search/query/synonyms.js';
 
 /** What query-forms keeps must be what the functions it stands in for give, for every query. */
 describe('queryWords and termForms (kept per distinct query)', () => {

@@ -1,5 +1,5 @@
-import { normalize } from '../../../src/search/normalize.js';
-import { rawOffsets, rawOffsetsKept } from '../../../src/search/raw-offsets.js';
+import { normalize } from '../../../src/search/text/normalize.js';
+import { rawOffsets, rawOffsetsKept } from '../../../src/search/text/raw-offsets.js';
 
 const TEXTS = [
   'Quartz countertops in every kitchen.',

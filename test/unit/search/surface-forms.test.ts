@@ -1,6 +1,6 @@
-import { normalizeText } from '../../../src/search/normalize.js';
-import { MAX_SURFACE_FORMS, surfaceForms } from '../../../src/search/surface-forms.js';
-import { expandQuery } from '../../../src/search/synonyms.js';
+import { normalizeText } from '../../../src/search/text/normalize.js';
+import { MAX_SURFACE_FORMS, surfaceForms } from '../../../src/search/query/surface-forms.js';
+import { expandQuery } from '../../../src/search/query/synonyms.js';
 
 describe('surfaceForms (meta.expanded_terms)', () => {
   it('lists the printed forms of 30 inch, the query first', () => {

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { normalizeText, tokenForm } from '../../../src/search/normalize.js';
+import { normalizeText, tokenForm } from '../../../src/search/text/normalize.js';
 import {
   expandQuery,
   MAX_EXPANDED_TERMS,
   SYNONYM_GROUPS,
   SYNONYMS_VERSION,
-} from '../../../src/search/synonyms.js';
+} from '../../../src/search/query/synonyms.js';
 
 describe('expandQuery', () => {
   it.each([
@@ -96,7 +96,7 @@ describe('expandQuery', () => {
 describe('synonym data', () => {
   it('is versioned', () => {
     const file = JSON.parse(
-      readFileSync(new URL('../../../src/search/synonyms.v2.json', import.meta.url), 'utf8'),
+      readFileSync(new URL('../../../src/search/query/synonyms.v2.json', import.meta.url), 'utf8'),
     ) as { version: string };
     expect(SYNONYMS_VERSION).toBe(file.version);
     expect(SYNONYMS_VERSION.length).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-import { tokenForm, WORD_CHAR } from './normalize.js';
+import { tokenForm, WORD_CHAR } from '../text/normalize.js';
 
 /**
  * The strict post-filter: a term matches normalized text only as a whole phrase, where the

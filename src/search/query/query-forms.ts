@@ -1,9 +1,9 @@
 import { LRUCache } from 'lru-cache';
-import { lexemesOf, searchQueryLiteral } from './lexemes.js';
+import { lexemesOf, searchQueryLiteral } from '../text/lexemes.js';
 import { plainSpellings } from './spellings.js';
 import { surfaceForms } from './surface-forms.js';
 import { expandQuery } from './synonyms.js';
-import { vocabularyCandidates } from './compounds.js';
+import { vocabularyCandidates } from '../text/compounds.js';
 
 /**
  * What a query is searched as, worked out once per distinct text and kept. Everything here is a
@@ -12,7 +12,7 @@ import { vocabularyCandidates } from './compounds.js';
  * instructions' own sequence: find-projects-mentioning, then search-document-text in each
  * project), so a repeated query skips that CPU (the MCP section of `npm run bench`).
  * What the index's vocabulary says of the compound candidates is not kept here: it changes with
- * the `search` generation (src/search/search-cache.ts). Kept values are frozen: they are shared by
+ * the `search` generation (src/search/query/search-cache.ts). Kept values are frozen: they are shared by
  * every search that asks the same words.
  */
 

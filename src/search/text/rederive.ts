@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { nativePool, onConnection, type NativeClient } from '../db/native.js';
-import { metrics } from '../metrics/metrics.js';
+import { nativePool, onConnection, type NativeClient } from '../../db/native.js';
+import { metrics } from '../../metrics/metrics.js';
 import { vocabularyOf } from './compounds.js';
 import { searchVectorLiteral } from './lexemes.js';
 import { NORMALIZER_VERSION, normalizeText } from './normalize.js';

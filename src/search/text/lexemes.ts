@@ -133,7 +133,7 @@ export function searchQueryLiteral(terms: readonly string[]): string | null {
   return queries.map((q) => `(${q})`).join(' | ');
 }
 
-/** The lexemes of a tsquery literal (src/search/lexemes.ts quotes each one: quotes doubled, backslashes escaped). */
+/** The lexemes of a tsquery literal (src/search/text/lexemes.ts quotes each one: quotes doubled, backslashes escaped). */
 export function lexemesOf(tsquery: string): string[] {
   return [...tsquery.matchAll(/'((?:[^']|'')*)'/g)].map((m) =>
     m[1].replaceAll("''", "'").replaceAll('\\\\', '\\'),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { matchesAt } from './match.js';
-import { normalizeText, tokenForm } from './normalize.js';
+import { normalizeText, tokenForm } from '../text/normalize.js';
 
 /**
  * Query expansion from the versioned synonym file. It only adds format, spelling and phrase

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { TOKEN_KINDS } from './enums.js';
-import { TeamSchema, UserSchema } from './team.entity.js';
+import { TOKEN_KINDS } from '../enums.js';
+import { TeamSchema, UserSchema } from '../accounts/team.entity.js';
 
 /** API keys for the Fusion REST APIs. Only the SHA-256 of the secret is stored. */
 export const ApiKeySchema = defineEntity({
@@ -12,6 +12,8 @@ export const ApiKeySchema = defineEntity({
     prefix: p.string().length(32),
     secretHash: p.string().length(64).unique().hidden(),
     scopes: p.array().columnType('text[]'),
+    /** The first key of this key's rotation, whose rate-limit window it is charged to (null: its own). */
+    windowKeyId: p.integer().nullable(),
     createdBy: () => p.manyToOne(UserSchema).nullable().deleteRule('set null'),
     lastUsedAt: p.datetime().nullable(),
     expiresAt: p.datetime().nullable(),
@@ -33,7 +35,7 @@ export const AccessTokenSchema = defineEntity({
     prefix: p.string().length(32),
     secretHash: p.string().length(64).unique().hidden(),
     scopes: p.array().columnType('text[]'),
-    clientId: p.string().length(200).nullable(),
+    clientId: p.string().length(2048).nullable(),
     resource: p.string().length(500).nullable(),
     lastUsedAt: p.datetime().nullable(),
     expiresAt: p.datetime().nullable(),

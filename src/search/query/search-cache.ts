@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { isLater, type Generations } from '../db/generation.js';
+import { isLater, type Generations } from '../../db/generation.js';
 
 /**
  * Search answers kept on each node and given again, exactly, while nothing they were read from has
@@ -127,7 +127,7 @@ const MAX_SPELLING_WORDS = 10_000;
 
 /**
  * What the index's vocabulary (`search_vocabulary`) says of the words a search looked up for
- * compound spellings (src/search/spellings.ts), under one `search` generation: the vocabulary is
+ * compound spellings (src/search/query/spellings.ts), under one `search` generation: the vocabulary is
  * a function of that generation (its triggers bump it), so a word's presence learned in a snapshot
  * at generation G holds in any snapshot at G, on the primary or a replica alike.
  */

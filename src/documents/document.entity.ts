@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { CATEGORIES, EXTRACTION_STATUSES } from './enums.js';
-import { ProjectSchema } from './project.entity.js';
+import { CATEGORIES, EXTRACTION_STATUSES } from '../enums.js';
+import { ProjectSchema } from '../catalogue/project.entity.js';
 
 /**
  * A PDF of a project. Revisions form a lineage through `supersedes`; only the newest is `isLatest`.
@@ -50,7 +50,7 @@ export type Extraction = InferEntity<typeof ExtractionSchema>;
 
 /**
  * A searchable piece of one page of one extraction. `searchText` is the normalized text the
- * post-filter reads; `searchVector` is built from it by `searchVectorLiteral` (src/search/lexemes.ts)
+ * post-filter reads; `searchVector` is built from it by `searchVectorLiteral` (src/search/text/lexemes.ts)
  * so that the indexed pre-filter agrees exactly with the post-filter.
  */
 export const ChunkSchema = defineEntity({

@@ -1,4 +1,4 @@
-import { normalizeText } from './normalize.js';
+import { normalizeText } from '../text/normalize.js';
 
 /**
  * The spellings a search covers, for `meta.expanded_terms`. The normalizer folds many printed

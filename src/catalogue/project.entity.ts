@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { CONSTRUCTION_STATUSES, SALES_STATUSES } from './enums.js';
+import { CONSTRUCTION_STATUSES, SALES_STATUSES } from '../enums.js';
 
 export const DeveloperSchema = defineEntity({
   name: 'Developer',

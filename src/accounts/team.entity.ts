@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { AGENT_TIERS, PLANS, ROLES, SUBSCRIPTION_STATUSES } from './enums.js';
+import { AGENT_TIERS, PLANS, ROLES, SUBSCRIPTION_STATUSES } from '../enums.js';
 
 export const TeamSchema = defineEntity({
   name: 'Team',

@@ -1,33 +1,16 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { AccessTokenSchema } from './credential.entity.js';
-import { TeamSchema, UserSchema } from './team.entity.js';
+import { AccessTokenSchema } from '../credentials/credential.entity.js';
+import { TeamSchema, UserSchema } from '../accounts/team.entity.js';
 
 /**
- * A signed-in browser. The cookie holds a random secret; only its SHA-256 is stored, so a leaked
- * table cannot be replayed. Every request reads the row, so logout and expiry bite at once.
- */
-export const UserSessionSchema = defineEntity({
-  name: 'UserSession',
-  properties: {
-    id: p.integer().primary(),
-    user: () => p.manyToOne(UserSchema).deleteRule('cascade').index(),
-    secretHash: p.string().length(64).unique().hidden(),
-    expiresAt: p.datetime(),
-    lastSeenAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-  },
-});
-/** @public the entity type, beside each schema */
-export type UserSession = InferEntity<typeof UserSessionSchema>;
-
-/**
- * A dynamically registered OAuth client (RFC 7591). `metadata` keeps the registration response as
- * returned, so the client reads back exactly what it was told.
+ * An OAuth client: dynamically registered (RFC 7591; its id a UUID, `metadata` the registration
+ * response as returned, so the client reads back exactly what it was told), or known by its
+ * metadata document (its id the document's HTTPS URL, `metadata` the document as last fetched).
  */
 export const OAuthClientSchema = defineEntity({
   name: 'OAuthClient',
   properties: {
-    id: p.string().length(64).primary(),
+    id: p.string().length(2048).primary(),
     clientName: p.string().length(200).nullable(),
     redirectUris: p.array().columnType('text[]'),
     metadata: p.json<Record<string, unknown>>(),

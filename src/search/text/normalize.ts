@@ -4,7 +4,7 @@ import { repairMojibake } from './mojibake.js';
 /**
  * The one normalizer for indexing, queries and the strict post-filter. Stored chunks record the
  * version they were normalized with: bump it whenever the output of `normalize` changes, and the
- * re-derivation job (src/search/rederive.ts) derives every older chunk again from its raw text,
+ * re-derivation job (src/search/text/rederive.ts) derives every older chunk again from its raw text,
  * instead of the index silently disagreeing with new queries. How numbers are read: see
  * `digitGaps` below and docs/search.md.
  */
