@@ -14,6 +14,7 @@ import { Migration20261127233000TeamSettings } from './Migration20261127233000Te
 import { Migration20261128000000ChangeEvents } from './Migration20261128000000ChangeEvents.js';
 import { Migration20261128001000Webhooks } from './Migration20261128001000Webhooks.js';
 import { Migration20261128020000RolledKeyWindow } from './Migration20261128020000RolledKeyWindow.js';
+import { Migration20261128023000_client_id_urls } from './Migration20261128023000_client_id_urls.js';
 
 /**
  * The one naming scheme of migrations: `Migration<UTC yyyyMMddHHmmss>_<snake_case_name>`, which
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128000000ChangeEvents', class: Migration20261128000000ChangeEvents },
   { name: 'Migration20261128001000Webhooks', class: Migration20261128001000Webhooks },
   { name: 'Migration20261128020000RolledKeyWindow', class: Migration20261128020000RolledKeyWindow },
+  { name: 'Migration20261128023000_client_id_urls', class: Migration20261128023000_client_id_urls },
 ];

@@ -106,7 +106,8 @@ export const EnvSchema = z.object({
     )
     .meta(
       doc({
-        unset: 'no operator on a real database; on the embedded database a token is generated for the run and printed',
+        unset:
+          'no operator on a real database; on the embedded database a token is generated for the run and printed',
       }),
     ),
   CURSOR_SECRET: z
@@ -245,7 +246,7 @@ export const EnvSchema = z.object({
     .max(60_000)
     .default(10_000)
     .describe(
-      'How often the request counts per API key and MCP token (the settings\' Usage page, GraphQL `teamUsage`) kept in memory are written to PostgreSQL; a crash loses at most this much of them.',
+      "How often the request counts per API key and MCP token (the settings' Usage page, GraphQL `teamUsage`) kept in memory are written to PostgreSQL; a crash loses at most this much of them.",
     ),
   SEARCH_INDEX: z
     .enum(['gin', 'rum'])
@@ -371,6 +372,13 @@ export const EnvSchema = z.object({
     .describe(
       "The server's `statement_timeout` for statements serving requests (0: off); the client stops waiting 2 s later. Background work has a pool of its own without it.",
     ),
+  FEDERATION_TRACE_TOKEN: z
+    .string()
+    .min(24, 'must be at least 24 characters')
+    .optional()
+    .describe(
+      'Secret the federation gateway sends in the `X-Federation-Trace-Token` header to receive federation traces (`apollo-federation-include-trace: ftv1`); without it only the operator gets them. At least 24 characters.',
+    ),
   METRICS_TOKEN: z
     .string()
     .min(24, 'must be at least 24 characters')
@@ -379,6 +387,21 @@ export const EnvSchema = z.object({
       'Bearer token a Prometheus scraper sends to read `GET /metrics` (the operator token is accepted too); at least 24 characters.',
     )
     .meta(doc({ unset: 'only the operator token reads `/metrics`' })),
+  OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      "`true` lets an OAuth client's metadata document (a client id that is an HTTPS URL) be served from a loopback address; still HTTPS only. For tests and development only.",
+    ),
+  OAUTH_CLIENT_METADATA_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(30_000)
+    .default(5_000)
+    .describe(
+      "How long fetching an OAuth client's metadata document may take, connection to last byte, before the client is refused.",
+    ),
   WEBHOOK_ALLOW_LOOPBACK: z
     .enum(['true', 'false'])
     .default('false')
@@ -426,6 +449,7 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
     /** Signs paging cursors (src/context/cursor.ts); null: a random key per process. */
     cursorSecret: e.CURSOR_SECRET ?? null,
     metricsToken: e.METRICS_TOKEN ?? null,
+    federationTraceToken: e.FEDERATION_TRACE_TOKEN ?? null,
     rateLimitStore,
     /** null: the store's own default (see RATE_LIMIT_STORE_TIMEOUT_MS). */
     rateLimitStoreTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS ?? null,
@@ -476,6 +500,14 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
       poolMax: e.DB_POOL_MAX,
       acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    }),
+    /** The OAuth connector's authorization server (src/oauth). */
+    oauth: Object.freeze({
+      /** Fetching clients' metadata documents (src/oauth/client-metadata-document.ts). */
+      clientMetadataDocuments: Object.freeze({
+        allowLoopback: e.OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK === 'true',
+        timeoutMs: e.OAUTH_CLIENT_METADATA_TIMEOUT_MS,
+      }),
     }),
     /** Webhook delivery (src/webhooks/delivery.ts). */
     webhooks: Object.freeze({

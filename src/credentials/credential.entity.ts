@@ -35,7 +35,7 @@ export const AccessTokenSchema = defineEntity({
     prefix: p.string().length(32),
     secretHash: p.string().length(64).unique().hidden(),
     scopes: p.array().columnType('text[]'),
-    clientId: p.string().length(200).nullable(),
+    clientId: p.string().length(2048).nullable(),
     resource: p.string().length(500).nullable(),
     lastUsedAt: p.datetime().nullable(),
     expiresAt: p.datetime().nullable(),

@@ -2,6 +2,7 @@ import type { TeamMembership } from '../users/user.service.js';
 import { html, page, type SafeHtml } from '../users/html.js';
 import { isConnectorEligible } from '../auth/entitlements.js';
 import { redirectHost, type PendingAuthorization } from './grant.service.js';
+import { isMetadataDocumentClientId } from './client-metadata-document.js';
 
 interface ConsentView {
   pending: PendingAuthorization;
@@ -50,6 +51,14 @@ export function consentPage(view: ConsentView): SafeHtml {
         project documents and listings) on your behalf. After you allow it you will be sent back to
         <strong>${redirectHost(view.pending.redirectUri)}</strong>.
       </p>
+      ${
+        isMetadataDocumentClientId(view.pending.clientId)
+          ? html`<p class="muted">
+              It describes itself in a document published at
+              <strong>${new URL(view.pending.clientId).host}</strong>.
+            </p>`
+          : ''
+      }
       <form method="post" action="/oauth/consent">
         <input type="hidden" name="request" value="${view.pending.id}" />
         <input type="hidden" name="token" value="${view.formToken}" />

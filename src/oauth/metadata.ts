@@ -5,7 +5,9 @@ import type { OAuthUrls } from './urls.js';
 /**
  * RFC 8414 authorization server metadata. Built here rather than with the SDK's
  * `createOAuthMetadata`, which fixes the endpoints at the root and advertises client secrets;
- * this server keeps its endpoints under /oauth and registers public (PKCE) clients only.
+ * this server keeps its endpoints under /oauth and registers public (PKCE) clients only. A client
+ * may also skip registration and use the HTTPS URL of its metadata document as its client id
+ * (src/oauth/client-metadata-document.ts); dynamic registration stays for the clients that cannot.
  */
 export function authorizationServerMetadata(urls: OAuthUrls): OAuthMetadata {
   return {
@@ -21,6 +23,7 @@ export function authorizationServerMetadata(urls: OAuthUrls): OAuthMetadata {
     token_endpoint_auth_methods_supported: ['none'],
     revocation_endpoint_auth_methods_supported: ['none'],
     scopes_supported: [...CONNECTOR_SCOPES],
+    client_id_metadata_document_supported: true,
   };
 }
 

@@ -3,13 +3,14 @@ import { AccessTokenSchema } from '../credentials/credential.entity.js';
 import { TeamSchema, UserSchema } from '../accounts/team.entity.js';
 
 /**
- * A dynamically registered OAuth client (RFC 7591). `metadata` keeps the registration response as
- * returned, so the client reads back exactly what it was told.
+ * An OAuth client: dynamically registered (RFC 7591; its id a UUID, `metadata` the registration
+ * response as returned, so the client reads back exactly what it was told), or known by its
+ * metadata document (its id the document's HTTPS URL, `metadata` the document as last fetched).
  */
 export const OAuthClientSchema = defineEntity({
   name: 'OAuthClient',
   properties: {
-    id: p.string().length(64).primary(),
+    id: p.string().length(2048).primary(),
     clientName: p.string().length(200).nullable(),
     redirectUris: p.array().columnType('text[]'),
     metadata: p.json<Record<string, unknown>>(),

@@ -7,6 +7,7 @@ import { createAuthorizationServer } from './authorization-server.js';
 import { protectedResourceMetadata } from './metadata.js';
 import { registerConsentRoutes } from './consent.routes.js';
 import { registerCors } from './cors.js';
+import { ClientMetadataDocuments } from './client-metadata-document.js';
 import { PdsOAuthProvider } from './provider.js';
 import { OAUTH_PATHS, oauthUrls } from './urls.js';
 
@@ -46,7 +47,12 @@ export async function registerOAuth(server: FastifyInstance, deps: AppDeps): Pro
   const resource = () => protectedResourceMetadata(urls);
   server.get('/.well-known/oauth-protected-resource', resource);
   server.get('/.well-known/oauth-protected-resource/mcp', resource);
-  const authorizationServer = createAuthorizationServer(new PdsOAuthProvider(deps.em, urls), urls, deps.log);
+  const documents = new ClientMetadataDocuments(deps.config.oauth.clientMetadataDocuments);
+  const authorizationServer = createAuthorizationServer(
+    new PdsOAuthProvider(deps.em, urls, documents),
+    urls,
+    deps.log,
+  );
 
   await server.register(async (scope) => {
     scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {

@@ -12,6 +12,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Response } from 'express';
 import { PgClientsStore } from './clients.store.js';
+import { isMetadataDocumentClientId, type ClientMetadataDocuments } from './client-metadata-document.js';
 import { beginAuthorization, challengeForCode, exchangeCode } from './grant.service.js';
 import { describeAccessToken, revokeClientToken, rotateRefreshToken } from './token.service.js';
 import type { OAuthUrls } from './urls.js';
@@ -27,8 +28,9 @@ export class PdsOAuthProvider implements OAuthServerProvider {
   constructor(
     private readonly em: EntityManager,
     private readonly urls: OAuthUrls,
+    documents: ClientMetadataDocuments,
   ) {
-    this.clientsStore = new PgClientsStore(em);
+    this.clientsStore = new PgClientsStore(em, documents);
   }
 
   async authorize(
@@ -36,6 +38,18 @@ export class PdsOAuthProvider implements OAuthServerProvider {
     params: AuthorizationParams,
     res: Response,
   ): Promise<void> {
+    // The SDK's handler lets a loopback redirect differ in port from a registered one (RFC 8252,
+    // for native apps that registered once); a metadata document is published by the client
+    // itself, so its redirect URIs are used exactly as written there. Answered here, not
+    // redirected: the URI is not one the client published.
+    if (isMetadataDocumentClientId(client.client_id) && !client.redirect_uris.includes(params.redirectUri)) {
+      res.status(400).set('cache-control', 'no-store').json({
+        error: 'invalid_request',
+        error_description:
+          "redirect_uri must be exactly one of the redirect_uris in the client's metadata document",
+      });
+      return;
+    }
     const id = await beginAuthorization(this.em.fork(), client, params, this.urls.mcpResource);
     res.redirect(302, `${this.urls.consent}?request=${encodeURIComponent(id)}`);
   }

@@ -5,7 +5,7 @@ import type { FastifyBaseLogger as Logger } from 'fastify';
 import { onConnection, type NativeClient } from '../db/native.js';
 import { standingProblem } from '../auth/entitlements.js';
 import { eventView } from '../changes/changes.service.js';
-import { guardedLookup } from './webhook-url.js';
+import { guardedLookup } from '../net/public-address.js';
 
 /**
  * Webhook delivery, at least once. Two steps run in every worker process:

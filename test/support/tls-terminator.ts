@@ -14,7 +14,7 @@ export interface TlsTerminator {
 }
 
 /** A throwaway self-signed certificate for 127.0.0.1, made by the openssl command line. */
-function selfSignedCertificate(): { key: string; cert: string } {
+export function selfSignedCertificate(): { key: string; cert: string } {
   const pem = execFileSync(
     'openssl',
     [
