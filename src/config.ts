@@ -372,6 +372,13 @@ export const EnvSchema = z.object({
     .describe(
       "The server's `statement_timeout` for statements serving requests (0: off); the client stops waiting 2 s later. Background work has a pool of its own without it.",
     ),
+  FEDERATION_TRACE_TOKEN: z
+    .string()
+    .min(24, 'must be at least 24 characters')
+    .optional()
+    .describe(
+      'Secret the federation gateway sends in the `X-Federation-Trace-Token` header to receive federation traces (`apollo-federation-include-trace: ftv1`); without it only the operator gets them. At least 24 characters.',
+    ),
   METRICS_TOKEN: z
     .string()
     .min(24, 'must be at least 24 characters')
@@ -442,6 +449,7 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
     /** Signs paging cursors (src/context/cursor.ts); null: a random key per process. */
     cursorSecret: e.CURSOR_SECRET ?? null,
     metricsToken: e.METRICS_TOKEN ?? null,
+    federationTraceToken: e.FEDERATION_TRACE_TOKEN ?? null,
     rateLimitStore,
     /** null: the store's own default (see RATE_LIMIT_STORE_TIMEOUT_MS). */
     rateLimitStoreTimeoutMs: e.RATE_LIMIT_STORE_TIMEOUT_MS ?? null,

@@ -28,6 +28,15 @@ export const MCP_PROJECTS_PER_PAGE: IntRange = { ...PROJECTS_PER_PAGE, max: 25 }
  * the answer under a client's 100 KB budget (test/e2e/ai-clients/budgets.test.ts).
  */
 export const PROJECT_DOCUMENTS_PAGE = 40;
+/** Documents per page of the document library (MCP `resources/list`). */
+export const DOCUMENT_LIBRARY_PAGE = 50;
+/**
+ * UTF-8 bytes of extracted text one read of a document's text answers (MCP `resources/read`): whole
+ * pages until the next would pass it, so the message stays well under a client's 100 KB budget.
+ */
+export const DOCUMENT_TEXT_BUDGET_BYTES = 60_000;
+/** Pages one read of a document's text considers at most. */
+export const DOCUMENT_TEXT_MAX_PAGES = 200;
 /** Listings in one Floor Plan Match request. */
 export const MAX_LISTINGS = 100;
 /**

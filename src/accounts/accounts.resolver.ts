@@ -72,7 +72,8 @@ export class AccountsResolver {
   }
 
   @Mutation(() => Boolean, {
-    description: 'Removes a user from a team; their connector tokens stop working at once',
+    description:
+      'Removes a user from a team and revokes every token acting as them there (personal MCP tokens, connector tokens and their refresh tokens): they stop working at once, and adding the user back revives none',
   })
   removeMembership(
     @Ctx() ctx: RequestContext,
@@ -80,6 +81,6 @@ export class AccountsResolver {
     @Arg('userId', () => Int) userId: number,
   ): Promise<boolean> {
     requireOperator(ctx.viewer);
-    return accounts.removeMembership(ctx.em, teamId, userId);
+    return accounts.removeMembership(ctx.em, teamId, userId, ctx.deps.clock());
   }
 }

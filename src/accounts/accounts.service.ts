@@ -11,6 +11,8 @@ import {
   type Role,
   type SubscriptionStatus,
 } from '../enums.js';
+import { AccessTokenSchema } from '../credentials/credential.entity.js';
+import { OAuthRefreshTokenSchema } from '../oauth/oauth.entity.js';
 import { MembershipSchema, TeamSchema, UserSchema, type Team, type User } from './team.entity.js';
 import { badInput } from '../errors/catalogue.js';
 import { optionalOneOf, parseId, requireOneOf, requireText } from '../errors/validate.js';
@@ -180,10 +182,24 @@ export async function addMembership(
   return { id: membership.id, role, team: teamRecord(team), user: userView(user) };
 }
 
-export async function removeMembership(em: EntityManager, teamId: number, userId: number): Promise<boolean> {
-  const deleted = await em.nativeDelete(MembershipSchema, {
-    team: parseId('teamId', teamId),
-    user: parseId('userId', userId),
+/**
+ * Removes a member and, in the same transaction, revokes every token that acts as them in the team:
+ * their personal MCP tokens, their connectors' access tokens and the refresh tokens behind those.
+ * Revoked, not merely refused while they are out: adding the person back later revives nothing.
+ */
+export async function removeMembership(
+  em: EntityManager,
+  teamId: number,
+  userId: number,
+  now = new Date(),
+): Promise<boolean> {
+  const team = parseId('teamId', teamId);
+  const user = parseId('userId', userId);
+  return em.transactional(async (tx) => {
+    const deleted = await tx.nativeDelete(MembershipSchema, { team, user });
+    if (deleted === 0) return false;
+    await tx.nativeUpdate(AccessTokenSchema, { team, user, revokedAt: null }, { revokedAt: now });
+    await tx.nativeUpdate(OAuthRefreshTokenSchema, { team, user, revokedAt: null }, { revokedAt: now });
+    return true;
   });
-  return deleted > 0;
 }

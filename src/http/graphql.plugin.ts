@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { GraphQLError, getVariableValues, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { createContext, type AppDeps, type RequestContext } from '../context/context.js';
 import { AppError } from '../errors/catalogue.js';
+import { safeEqual } from '../auth/secret.js';
 import {
   assertComplexity,
   depthLimit,
@@ -133,6 +134,27 @@ function complexityPlugin(schema: GraphQLSchema): ApolloServerPlugin<RequestCont
 }
 
 /**
+ * Federation traces (`ftv1`: every resolver's timing and path, errors included) are for the gateway
+ * and the operator: a request asking for one gets it only from the operator or with the gateway's
+ * `X-Federation-Trace-Token` (FEDERATION_TRACE_TOKEN). Apollo's subgraph trace plugin runs after
+ * this one and leaves a request alone once `captureTraces` is false.
+ */
+function federationTraceGuardPlugin(config: AppDeps['config']): ApolloServerPlugin<RequestContext> {
+  return {
+    requestDidStart: ({ request, contextValue, metrics }) => {
+      if (request.http?.headers.get('apollo-federation-include-trace') !== 'ftv1') return Promise.resolve();
+      const presented = request.http.headers.get('x-federation-trace-token') ?? '';
+      const gateway =
+        config.federationTraceToken !== null &&
+        presented !== '' &&
+        safeEqual(config.federationTraceToken, presented);
+      if (!gateway && !contextValue.viewer?.isOperator) metrics.captureTraces = false;
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
  * Introspection answers the whole schema; outside development only signed-in callers get it
  * (everyone else reads the committed SDL, schema/subgraph.graphql). `__typename` stays open.
  */
@@ -174,6 +196,7 @@ export async function registerGraphQL(
       fastifyApolloDrainPlugin(app),
       introspectionGuardPlugin(deps.config),
       complexityPlugin(schema),
+      federationTraceGuardPlugin(deps.config),
       unavailablePlugin(deps.config.overload.retryAfterSeconds),
       deps.config.nodeEnv === 'production'
         ? ApolloServerPluginLandingPageDisabled()

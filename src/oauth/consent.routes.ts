@@ -51,8 +51,11 @@ async function render(
     logoutToken: formToken(secret, 'logout'),
     error,
   };
-  if (!memberships.some((m) => isConnectorEligible(m.team))) return sendPage(reply, 403, refusalPage(view));
-  return sendPage(reply, error ? 400 : 200, consentPage(view));
+  // The consent form's answer redirects to the client.
+  const formActionTo = pending.redirectUri;
+  if (!memberships.some((m) => isConnectorEligible(m.team)))
+    return sendPage(reply, 403, refusalPage(view), { formActionTo });
+  return sendPage(reply, error ? 400 : 200, consentPage(view), { formActionTo });
 }
 
 /** The consent step of the connector flow: sign in if needed, pick a team, allow or deny. */

@@ -18,6 +18,7 @@ import {
 export const SCOPE_LABELS: Record<string, string> = {
   'building-links': 'Building Link API',
   'floorplan-match': 'Floor Plan Match API',
+  changes: 'Change feed',
 };
 
 /** How long a rolled key's old secret keeps working: the choices the roll form offers. */

@@ -170,6 +170,8 @@ const FIELD_LABELS: Record<string, string> = {
   scopes: 'Scopes',
   expiresAt: 'Expires on',
   expiresInSeconds: 'The old secret stops working',
+  url: 'URL',
+  eventTypes: 'Event types',
   id: '',
 };
 

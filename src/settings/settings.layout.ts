@@ -10,6 +10,7 @@ export const SETTINGS_PATHS = {
   apiKeys: '/settings/api-keys',
   api: '/settings/api',
   usage: '/settings/usage',
+  webhooks: '/settings/webhooks',
   copyScript: '/settings/assets/copy.js',
 } as const;
 
@@ -48,7 +49,9 @@ code{font:.92em ui-monospace,SFMono-Regular,Menlo,monospace;background:#f0f2f5;p
 input[type=text],input[type=date],select{width:100%;max-width:26rem;padding:.5rem;box-sizing:border-box;font:inherit;border:1px solid #9aa3b0;border-radius:6px}
 .checks label{display:flex;gap:.5rem;align-items:flex-start;margin:.3rem 0}.checks input{margin-top:.3rem}
 .checks .disabled{color:#8a919c}
-.status-active{color:#17692b;font-weight:600}.status-revoked,.status-expired{color:#8a919c}
+.status-active{color:#17692b;font-weight:600}.status-revoked,.status-expired{color:#8a919c}.status-failing{color:#b42318;font-weight:600}
+.delivery-delivered{color:#17692b}.delivery-failed{color:#b42318;font-weight:600}
+form.inline{display:inline;margin:0}form.inline button{margin:0;padding:.1rem .6rem}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1.2rem;margin:0}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 .actions{display:flex;flex-wrap:wrap;gap:.3rem .8rem}.actions a{white-space:nowrap}
 button.danger{background:#b42318;border-color:#b42318;color:#fff}
@@ -67,6 +70,7 @@ const NAV: { path: string; label: string }[] = [
   { path: SETTINGS_PATHS.apiKeys, label: 'API keys' },
   { path: SETTINGS_PATHS.api, label: 'API settings' },
   { path: SETTINGS_PATHS.usage, label: 'Usage' },
+  { path: SETTINGS_PATHS.webhooks, label: 'Webhooks' },
 ];
 
 export function formTime(date: Date | null, empty = 'never'): SafeHtml {
@@ -135,11 +139,15 @@ export function settingsPage(
   );
 }
 
-/** A secret shown once, with the copy button the static script reveals (the text stays selectable without it). */
-export function secretBox(title: string, secret: string, extra?: SafeHtml): SafeHtml {
+/**
+ * A secret shown once, with the copy button the static script reveals (the text stays selectable
+ * without it). `hashed`: only its hash is kept (keys and tokens; a webhook's signing secret is kept
+ * to sign with, and its `extra` says so).
+ */
+export function secretBox(title: string, secret: string, extra?: SafeHtml, hashed = true): SafeHtml {
   return html`<section class="secret" aria-labelledby="secret-title">
     <h2 id="secret-title">${title}</h2>
-    <p><strong>Store it now, it will not be shown again.</strong> Only a hash is kept.</p>
+    <p><strong>Store it now, it will not be shown again.</strong>${hashed ? ' Only a hash is kept.' : ''}</p>
     <code class="block" id="new-secret">${secret}</code>
     <button type="button" class="primary" data-copy="new-secret" hidden>Copy</button>
     <span class="muted" role="status" data-copy-status="new-secret"></span>

@@ -18,6 +18,7 @@ import { COPY_SCRIPT } from './copy.script.js';
 import { apiKeysPage, revokeKeyPage, rollKeyPage } from './keys.pages.js';
 import { overviewPage } from './overview.pages.js';
 import { usagePage } from './usage.pages.js';
+import { registerWebhookSettings } from './webhooks.routes.js';
 import { teamUsage } from '../usage/usage.service.js';
 import {
   checkSettingsPost,
@@ -70,6 +71,7 @@ export async function registerSettings(server: FastifyInstance, deps: AppDeps): 
   await server.register(async (scope) => {
     await scope.register(fastifyFormbody);
     registerSettingsRoutes(scope, deps);
+    registerWebhookSettings(scope, deps);
   });
 }
 

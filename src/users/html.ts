@@ -86,27 +86,42 @@ export function page(title: string, body: SafeHtml, opts: PageOptions = {}): Saf
  * Sends a server-rendered page. The pages carry credentials or consent, so they are never cached,
  * never framed (clickjacking a consent button), and leak no referrer to other sites. The referrer
  * policy is `same-origin`, not `no-referrer`: under `no-referrer` browsers send `Origin: null` with
- * the pages' own form posts, which the cross-site check cannot tell from a forged post. No
- * `form-action` directive: browsers apply it to the redirect that follows the consent POST, which
- * goes to the client. A page that loads a script (the settings' copy button) allows same-origin
- * script files only: never inline script.
+ * the pages' own form posts, which the cross-site check cannot tell from a forged post. Forms post
+ * to this origin only (`form-action 'self'`), so injected markup cannot send a form elsewhere.
+ * Browsers apply `form-action` to the redirect that follows a post too, so the consent page also
+ * allows the one place its answer redirects to: the client's registered redirect URI
+ * (`formActionTo`). A page that loads a script (the settings' copy button) allows same-origin script
+ * files only: never inline script.
  */
 export function sendPage(
   reply: FastifyReply,
   status: number,
   markup: SafeHtml,
-  opts: { scripts?: boolean } = {},
+  opts: { scripts?: boolean; formActionTo?: string } = {},
 ): FastifyReply {
+  const formAction = ["'self'", ...(opts.formActionTo ? [formActionSource(opts.formActionTo)] : [])];
   return reply
     .code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header(
       'content-security-policy',
-      `default-src 'none'; ${opts.scripts ? "script-src 'self'; " : ''}style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'`,
+      `default-src 'none'; ${opts.scripts ? "script-src 'self'; " : ''}style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action ${formAction.join(' ')}; frame-ancestors 'none'`,
     )
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'same-origin')
     .header('x-content-type-options', 'nosniff')
     .send(markup.value);
+}
+
+/**
+ * The CSP source that allows a redirect to `uri`: its origin for http(s) on a named host, its scheme
+ * for a private-use scheme (`cursor:`) or an IP-literal host, which source expressions cannot name.
+ */
+export function formActionSource(uri: string): string {
+  const url = new URL(uri);
+  const scheme = url.protocol;
+  if (!/^[a-z][a-z0-9+.-]*:$/.test(scheme)) return "'none'";
+  if ((scheme === 'https:' || scheme === 'http:') && /^[a-z0-9.-]+$/i.test(url.hostname)) return url.origin;
+  return scheme;
 }

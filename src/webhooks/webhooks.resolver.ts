@@ -55,6 +55,16 @@ export class WebhooksResolver {
     return webhooks.enableEndpoint(ctx.em, ctx.viewer, id);
   }
 
+  @Mutation(() => WebhookEndpointType, {
+    description: 'Turns an endpoint off: nothing more is sent to it, and deliveries still waiting fail',
+  })
+  disableWebhookEndpoint(
+    @Ctx() ctx: RequestContext,
+    @Arg('id', () => Int) id: number,
+  ): Promise<webhooks.WebhookEndpointView> {
+    return webhooks.disableEndpoint(ctx.em, ctx.viewer, id);
+  }
+
   @Mutation(() => WebhookDeliveryType, {
     description: 'Sends a delivery again now, with the same webhook-id',
   })

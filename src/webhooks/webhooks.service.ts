@@ -164,6 +164,32 @@ export async function enableEndpoint(
   return endpointView(updated);
 }
 
+/** Why an endpoint turned off from the settings or the API is off. */
+export const DISABLED_BY_TEAM = 'disabled by the team';
+
+/**
+ * Turns an endpoint off: nothing more is queued for it, and deliveries still waiting fail now
+ * (redeliver them after enabling it again). The disabled reason says the team did it.
+ */
+export async function disableEndpoint(
+  em: EntityManager,
+  viewer: Viewer | null,
+  id: number,
+): Promise<WebhookEndpointView> {
+  const row = await ownedEndpoint(em, viewer, id);
+  const query = await nativeQuery(em);
+  // One statement, so the endpoint and its waiting deliveries change together.
+  const [updated] = await query<EndpointRow>(
+    `with waiting as (
+       update webhook_delivery set status = 'failed', last_error = $3
+        where endpoint_id = $1 and status = 'pending' returning id)
+     update webhook_endpoint set enabled = false, disabled_reason = coalesce(disabled_reason, $2)
+      where id = $1 returning ${ENDPOINT_COLUMNS}`,
+    [row.id, DISABLED_BY_TEAM, 'not sent: the endpoint was disabled'],
+  );
+  return endpointView(updated);
+}
+
 interface DeliveryRow {
   id: string;
   endpoint_id: number;

@@ -3,14 +3,13 @@
  * run against a local instance of the real app, offline.
  *
  * Scenarios run (each must pass with at least one SUCCESS check and no FAILURE or WARNING):
- *   server-initialize, ping, tools-list, dns-rebinding-protection.
+ *   server-initialize, ping, tools-list, dns-rebinding-protection, resources-list, prompts-list.
  *
  * Scenarios excluded, and why (the same list is printed when the file runs, and a test fails if
  * the package lists a server scenario that is in neither list):
- *   logging-set-level             - no logging capability: the server declares tools only and answers
- *                                   logging/setLevel with -32601.
- *   completion-complete           - no completions capability (and no prompts or resource templates
- *                                   to complete).
+ *   logging-set-level             - no logging capability (deprecated in 2026-07-28): the server
+ *                                   answers logging/setLevel with -32601.
+ *   completion-complete           - no completions capability.
  *   tools-call-simple-text, tools-call-image, tools-call-audio, tools-call-embedded-resource,
  *   tools-call-mixed-content, tools-call-error
  *                                 - each calls a fixture tool of the suite's reference server
@@ -34,11 +33,20 @@
  *                                   (GET /mcp answers 405 by design, the server is stateless); against
  *                                   our server they would only produce WARNING/INFO checks, a pass
  *                                   that could not fail.
- *   resources-list, resources-read-text, resources-read-binary, resources-templates-read,
+ *   resources-read-text, resources-read-binary, resources-templates-read
+ *                                 - read the suite's fixture resources (test://static-text,
+ *                                   test://static-binary, test://template/{id}/data); our resources are
+ *                                   the documents (pds://...). resources/read, templates and their
+ *                                   errors are asserted with both SDK clients (sdk-client.test.ts,
+ *                                   sdk-v2-client.test.ts).
  *   resources-subscribe, resources-unsubscribe
- *                                 - no resources capability.
- *   prompts-list, prompts-get-simple, prompts-get-with-args, prompts-get-embedded-resource,
- *   prompts-get-with-image        - no prompts capability.
+ *                                 - no resource subscriptions (subscribe: false; 2026-07-28 removed
+ *                                   resources/subscribe).
+ *   prompts-get-simple, prompts-get-with-args, prompts-get-embedded-resource, prompts-get-with-image
+ *                                 - get the suite's fixture prompts (test_simple_prompt,
+ *                                   test_prompt_with_arguments, test_prompt_with_embedded_resource,
+ *                                   test_prompt_with_image); our prompts are the research prompts,
+ *                                   asserted with both SDK clients, including an embedded resource.
  *
  * Authentication: POST /mcp requires `Authorization: Bearer <token>`. The conformance CLI (0.1.16)
  * has no option to send headers and no programmatic API (its one file is a CLI bundle that parses
@@ -59,12 +67,23 @@ import { stripVTControlCharacters } from 'node:util';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { addMember, createAccessToken, createTeam, createUser } from '../../support/factories.js';
 
-const APPLICABLE = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
+const APPLICABLE = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'dns-rebinding-protection',
+  'resources-list',
+  'prompts-list',
+] as const;
 
 const FIXTURE_TOOL =
   "calls a fixture tool of the suite's reference server; our tool list is the spec's five tools (text and isError results of our tools are asserted in sdk-client.test.ts)";
+const FIXTURE_RESOURCE =
+  "reads a fixture resource of the suite's reference server; our resources are the documents (pds://...), read with both SDK clients in sdk-client.test.ts and sdk-v2-client.test.ts";
+const FIXTURE_PROMPT =
+  "gets a fixture prompt of the suite's reference server; our prompts are the research prompts, got with both SDK clients";
 const EXCLUDED: Record<string, string> = {
-  'logging-set-level': 'no logging capability (tools only; logging/setLevel answers -32601)',
+  'logging-set-level': 'no logging capability (deprecated in 2026-07-28; logging/setLevel answers -32601)',
   'completion-complete': 'no completions capability',
   'tools-call-simple-text': `test_simple_text: ${FIXTURE_TOOL}`,
   'tools-call-image': `test_image_content: ${FIXTURE_TOOL}`,
@@ -85,17 +104,15 @@ const EXCLUDED: Record<string, string> = {
     'pending suite; needs sessions and SSE streams (stateless server, GET /mcp is 405 by design): would only yield WARNING/INFO',
   'server-sse-multiple-streams':
     'pending suite; needs sessions and SSE streams (stateless server, GET /mcp is 405 by design): would only yield WARNING/INFO',
-  'resources-list': 'no resources capability',
-  'resources-read-text': 'no resources capability',
-  'resources-read-binary': 'no resources capability',
-  'resources-templates-read': 'no resources capability',
-  'resources-subscribe': 'no resources capability',
-  'resources-unsubscribe': 'no resources capability',
-  'prompts-list': 'no prompts capability',
-  'prompts-get-simple': 'no prompts capability',
-  'prompts-get-with-args': 'no prompts capability',
-  'prompts-get-embedded-resource': 'no prompts capability',
-  'prompts-get-with-image': 'no prompts capability',
+  'resources-read-text': `test://static-text: ${FIXTURE_RESOURCE}`,
+  'resources-read-binary': `test://static-binary: ${FIXTURE_RESOURCE}`,
+  'resources-templates-read': `test://template/{id}/data: ${FIXTURE_RESOURCE}`,
+  'resources-subscribe': 'no resource subscriptions (subscribe: false; removed in 2026-07-28)',
+  'resources-unsubscribe': 'no resource subscriptions (subscribe: false; removed in 2026-07-28)',
+  'prompts-get-simple': `test_simple_prompt: ${FIXTURE_PROMPT}`,
+  'prompts-get-with-args': `test_prompt_with_arguments: ${FIXTURE_PROMPT}`,
+  'prompts-get-embedded-resource': `test_prompt_with_embedded_resource: ${FIXTURE_PROMPT}`,
+  'prompts-get-with-image': `test_prompt_with_image: ${FIXTURE_PROMPT}`,
 };
 
 interface Check {

@@ -230,6 +230,20 @@ describe('tokens follow the subscription and the membership on every request', (
     expect(res.json.error_description).toMatch(/Agent or Enterprise/);
   });
 
+  it('tier restored: the connection works again without reconnecting (a lapse is not a revocation)', async () => {
+    const { team, user } = await agentMember();
+    const { clientId, tokens } = await connect(user);
+    await setPlan(t, team.id, { subscriptionStatus: 'unpaid' });
+    expect(await onMcp(tokens.access_token)).toBe(401);
+    expect((await refresh(t, clientId, tokens.refresh_token)).json.error).toBe('invalid_grant');
+    await setPlan(t, team.id, { subscriptionStatus: 'active' });
+    // The access token within its hour, and the refresh token, which the refused refresh did not spend.
+    expect(await onMcp(tokens.access_token)).toBe(200);
+    const res = await refresh(t, clientId, tokens.refresh_token);
+    expect(res.status).toBe(200);
+    expect(await onMcp(res.json.access_token)).toBe(200);
+  });
+
   it('user removed from the team: the access token and the refresh token stop working', async () => {
     const { team, user } = await agentMember('enterprise');
     const { clientId, tokens } = await connect(user);
@@ -238,9 +252,11 @@ describe('tokens follow the subscription and the membership on every request', (
       u: user.id,
     });
     expect(await onMcp(tokens.access_token)).toBe(401);
+    // Revoked on removal, not merely refused while the user is out: adding them back revives nothing.
+    await addMember(t, team.id, user.id);
+    expect(await onMcp(tokens.access_token)).toBe(401);
     const res = await refresh(t, clientId, tokens.refresh_token);
     expect(res.json).toMatchObject({ error: 'invalid_grant' });
-    expect(res.json.error_description).toMatch(/no longer a member/);
   });
 });
 

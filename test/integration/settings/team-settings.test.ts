@@ -239,6 +239,28 @@ describe('team settings: MCP access tokens', () => {
     expect(codeOf(await session.gql(ROLL_KEY, { id: 1, s: 0 }))).toBe('FORBIDDEN');
   });
 
+  it('removing a member revokes their personal tokens; adding them back revives none', async () => {
+    const { teamId, session: owner } = await teamWith('owner');
+    const member = await createUser(t);
+    await addMember(t, teamId, member.id, 'admin');
+    const token = await createAccessToken(t, teamId, member.id);
+    // Another team's token of the same person is not touched.
+    const elsewhere = await teamWith('owner');
+    await addMember(t, elsewhere.teamId, member.id);
+    const kept = await createAccessToken(t, elsewhere.teamId, member.id);
+    await t.op(`mutation($t: Int!, $u: Int!) { removeMembership(teamId: $t, userId: $u) }`, {
+      t: teamId,
+      u: member.id,
+    });
+    expect(await works(token.secret)).toBe(false);
+    const listed = (await owner.gql(TOKENS, { t: teamId })).data.accessTokens;
+    // No longer listed among the team's active tokens.
+    expect(listed.map((k: { id: number }) => k.id)).not.toContain(token.id);
+    await addMember(t, teamId, member.id, 'admin');
+    expect(await works(token.secret)).toBe(false);
+    expect(await works(kept.secret)).toBe(true);
+  });
+
   it('the operator keeps the whole contract', async () => {
     const { teamId } = await teamWith('member');
     const key = await t.op(CREATE_KEY, { input: { teamId, name: 'op', scopes: ['floorplan-match'] } });

@@ -1,0 +1,79 @@
+import { pageTextFromChunks } from '../../../src/documents/library.service.js';
+import { parseResourceUri } from '../../../facades/mcp/resources.js';
+import { checkModernRequest } from '../../../facades/mcp/revision.js';
+
+describe('document text from chunks', () => {
+  it('puts a page back together from overlapping chunks, each overlap once', () => {
+    const page = 'Kitchen: quartz counters. Bath: frameless glass shower. Ceilings: 9 feet.';
+    const chunks = [page.slice(0, 30), page.slice(22, 55), page.slice(48)];
+    expect(pageTextFromChunks(chunks)).toBe(page);
+    expect(pageTextFromChunks([page])).toBe(page);
+    // Chunks with nothing in common (a whitespace-only span between them was not stored).
+    expect(pageTextFromChunks(['First part.', 'Second part.'])).toBe('First part.\nSecond part.');
+    expect(pageTextFromChunks([])).toBe('');
+  });
+});
+
+describe('resource URIs', () => {
+  it('reads documents, pages and project inventories, and nothing else', () => {
+    expect(parseResourceUri('pds://documents/12')).toEqual({ kind: 'document', documentId: 12, page: null });
+    expect(parseResourceUri('pds://documents/12/pages/3')).toEqual({
+      kind: 'document',
+      documentId: 12,
+      page: 3,
+    });
+    expect(parseResourceUri('pds://projects/4/documents?cursor=abc.def')).toEqual({
+      kind: 'project-documents',
+      projectId: 4,
+      cursor: 'abc.def',
+    });
+    for (const uri of [
+      'pds://documents/0',
+      'pds://documents/99999999999',
+      'pds://documents/12/pages/0',
+      'pds://documents/12/',
+      'file:///etc/passwd',
+      'pds://documents/12?x=1',
+      'pds://projects/4/documents?cursor=',
+    ])
+      expect([uri, parseResourceUri(uri)]).toEqual([uri, null]);
+  });
+});
+
+describe('2026-07-28 request checks', () => {
+  const supported = ['2026-07-28', '2025-11-25'];
+  const params = (extra = {}) => ({
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+    ...extra,
+  });
+  const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'prompts/get', 'mcp-name': 'x y' };
+
+  it('passes a request whose headers mirror its body, Base64-encoded or not', () => {
+    const message = { method: 'prompts/get', params: params({ name: 'x y' }) };
+    expect(checkModernRequest(message, '2026-07-28', headers, supported)).toBeNull();
+    const encoded = { ...headers, 'mcp-name': `=?base64?${Buffer.from('x y').toString('base64')}?=` };
+    expect(checkModernRequest(message, '2026-07-28', encoded, supported)).toBeNull();
+  });
+
+  it('refuses other versions with -32022 and mismatched or broken headers with -32020', () => {
+    const message = { method: 'prompts/get', params: params({ name: 'x y' }) };
+    expect(checkModernRequest(message, '2025-11-25', headers, supported)).toMatchObject({
+      status: 400,
+      code: -32022,
+      data: { supported, requested: '2025-11-25' },
+    });
+    for (const bad of [
+      { ...headers, 'mcp-name': 'other' },
+      { ...headers, 'mcp-name': '=?base64?!!!?=' },
+      { ...headers, 'mcp-method': 'tools/call' },
+      { 'mcp-method': 'prompts/get', 'mcp-name': 'x y' },
+    ])
+      expect(checkModernRequest(message, '2026-07-28', bad, supported)).toMatchObject({
+        status: 400,
+        code: -32020,
+      });
+  });
+});
