@@ -35,7 +35,8 @@ import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
 import { startRederivation } from './search/text/rederive.js';
 import { WebhookDeliverer } from './webhooks/delivery.js';
-import { registerPdfRoutes } from './documents/pdf.routes.js';
+import { registerPdfRoutes } from '../facades/rest/pdf.routes.js';
+import { documentPdfs } from './documents/pdf.js';
 
 export interface App {
   server: FastifyInstance;
@@ -166,6 +167,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     config,
     log: server.log,
     ingestion,
+    documentPdfs,
     auth: {
       ...sessionAuth(config),
       assertAudience: (viewer, transport) => assertAudience(viewer, transport, config),

@@ -128,7 +128,7 @@ export async function listChanges(
         and tx < pg_snapshot_xmin(pg_current_snapshot())
         and ($3::text[] is null or type = any($3::text[]))
         and ($4::int is null or project_id = $4::int)
-      order by tx, id
+      order by change_event.tx, change_event.id
       limit $5`,
     [from.tx, from.id, types, projectId, first + 1],
   );

@@ -116,7 +116,7 @@ export class WebhookDeliverer {
       const { rows } = await client.query<{ tx: string; id: string }>(
         `select tx::text, id::text from change_event
           where (tx, id) > ($1::text::xid8, $2::bigint) and tx < pg_snapshot_xmin(pg_current_snapshot())
-          order by tx, id limit $3`,
+          order by change_event.tx, change_event.id limit $3`,
         [position.tx, position.event_id, FAN_OUT_BATCH],
       );
       const last = rows.at(-1);

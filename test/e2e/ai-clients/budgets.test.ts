@@ -178,4 +178,15 @@ describe('every tool answer fits a client budget', () => {
     sizes['list-projects'] = Math.round(bound(projects, projects.result.data, 25));
     expect(sizes['list-projects']).toBeLessThan(BUDGET_BYTES);
   });
+
+  // Runs last: the tests above fill `sizes`. A tool added later without a measurement fails here.
+  it('has measured every tool the server lists', async () => {
+    const res = await t.request('POST', '/mcp', {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+    });
+    const listed = (res.json.result.tools as { name: string }[]).map((tool) => tool.name).sort();
+    expect(listed.length).toBeGreaterThanOrEqual(8);
+    expect(Object.keys(sizes).sort()).toEqual(listed);
+  });
 });
