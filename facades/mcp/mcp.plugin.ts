@@ -350,19 +350,6 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
           });
       }
       const version = request.headers['mcp-protocol-version'];
-      if (
-        typeof version === 'string' &&
-        !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)
-      ) {
-        return rpcError(
-          reply,
-          400,
-          MCP_ERROR.UNSUPPORTED_PROTOCOL_VERSION,
-          `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
-          null,
-          { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version },
-        );
-      }
       let message: unknown;
       try {
         message = JSON.parse(typeof request.body === 'string' ? request.body : '');
@@ -400,6 +387,20 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
       if (exactId !== undefined) m.id = 0;
       const requestedVersion = requestedModernVersion(m.params);
       const modern = requestedVersion !== undefined || version === MODERN_PROTOCOL_VERSION;
+      if (
+        !modern &&
+        typeof version === 'string' &&
+        !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)
+      ) {
+        return rpcError(
+          reply,
+          400,
+          MCP_ERROR.UNSUPPORTED_PROTOCOL_VERSION,
+          `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+          exactId ?? m.id ?? null,
+          { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version },
+        );
+      }
       if (modern) {
         const refusal = checkModernRequest(
           { method: m.method, params: m.params },

@@ -1,6 +1,9 @@
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in package.json)
- * run against a local instance of the real app, offline.
+ * run against a local instance of the real app, offline: the 0.1 line for the handshake revisions,
+ * and the 0.2 line (installed as @modelcontextprotocol/conformance-next, an alpha: the first with
+ * 2026-07-28 scenarios) for 2026-07-28, whose scenarios and exclusions are listed with the second
+ * describe below.
  *
  * Scenarios run (each must pass with at least one SUCCESS check and no FAILURE or WARNING):
  *   server-initialize, ping, tools-list, dns-rebinding-protection, resources-list, prompts-list.
@@ -15,7 +18,7 @@
  *                                 - each calls a fixture tool of the suite's reference server
  *                                   (test_simple_text, test_image_content, test_audio_content,
  *                                   test_embedded_resource, test_multiple_content_types,
- *                                   test_error_handling); our tool list is the spec's five tools, and
+ *                                   test_error_handling); our tools are the service's own, and
  *                                   adding test tools to the production surface would be wrong. Text
  *                                   results and isError results of our own tools are asserted with
  *                                   the official SDK client in sdk-client.test.ts.
@@ -65,7 +68,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { addMember, createAccessToken, createTeam, createUser } from '../../support/factories.js';
+import {
+  addMember,
+  createAccessToken,
+  createProject,
+  createTeam,
+  createUser,
+} from '../../support/factories.js';
+import { makePdf, UPLOAD } from '../../support/pdf.js';
 
 const APPLICABLE = [
   'server-initialize',
@@ -77,7 +87,7 @@ const APPLICABLE = [
 ] as const;
 
 const FIXTURE_TOOL =
-  "calls a fixture tool of the suite's reference server; our tool list is the spec's five tools (text and isError results of our tools are asserted in sdk-client.test.ts)";
+  "calls a fixture tool of the suite's reference server; our tools are the service's own (text and isError results of our tools are asserted in sdk-client.test.ts)";
 const FIXTURE_RESOURCE =
   "reads a fixture resource of the suite's reference server; our resources are the documents (pds://...), read with both SDK clients in sdk-client.test.ts and sdk-v2-client.test.ts";
 const FIXTURE_PROMPT =
@@ -130,14 +140,22 @@ interface Run {
   checks: Check[];
 }
 
-const pkgJson = createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json');
-const pkg = JSON.parse(await readFile(pkgJson, 'utf8')) as { version: string; bin: { conformance: string } };
-const CLI = join(dirname(pkgJson), pkg.bin.conformance);
+async function suite(name: string): Promise<{ version: string; cli: string }> {
+  const pkgJson = createRequire(import.meta.url).resolve(`${name}/package.json`);
+  const pkg = JSON.parse(await readFile(pkgJson, 'utf8')) as {
+    version: string;
+    bin: { conformance: string };
+  };
+  return { version: pkg.version, cli: join(dirname(pkgJson), pkg.bin.conformance) };
+}
+const pkg = await suite('@modelcontextprotocol/conformance');
+/** The suite's 0.2 line (an alpha under its own alias): the only one with the 2026-07-28 scenarios. */
+const next = await suite('@modelcontextprotocol/conformance-next');
 
 /** Runs the conformance CLI in a child process (asynchronously: the server under test is in this process). */
-function cli(args: string[]): Promise<{ code: number | null; output: string }> {
+function cli(args: string[], path = pkg.cli): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (b: Buffer) => (output += b.toString()));
     child.stderr.on('data', (b: Buffer) => (output += b.toString()));
@@ -146,10 +164,18 @@ function cli(args: string[]): Promise<{ code: number | null; output: string }> {
   });
 }
 
-async function runScenario(url: string, scenario: string): Promise<Run> {
+async function runScenario(
+  url: string,
+  scenario: string,
+  extra: string[] = [],
+  path = pkg.cli,
+): Promise<Run> {
   const dir = await mkdtemp(join(tmpdir(), 'pds-conformance-'));
   try {
-    const { code, output } = await cli(['server', '--url', url, '--scenario', scenario, '--output-dir', dir]);
+    const { code, output } = await cli(
+      ['server', '--url', url, '--scenario', scenario, '--output-dir', dir, ...extra],
+      path,
+    );
     const [resultDir] = await readdir(dir);
     const checks = resultDir
       ? (JSON.parse(await readFile(join(dir, resultDir, 'checks.json'), 'utf8')) as Check[])
@@ -216,6 +242,21 @@ beforeAll(async () => {
   const user = await createUser(t);
   await addMember(t, team.id, user.id);
   const token = (await createAccessToken(t, team.id, user.id)).secret;
+  // One document, so resources/read is exercised by the scenarios that read the first resource.
+  const project = await createProject(t, { name: 'Conformance Towers' });
+  await t.gql(
+    UPLOAD,
+    {
+      input: {
+        projectId: project.id,
+        category: 'brochure',
+        name: 'brochure.pdf',
+        contentBase64: (await makePdf(['Nine foot ceilings.'])).toString('base64'),
+      },
+    },
+    t.operator,
+  );
+  await t.app.deps.ingestion.queue.idle();
   proxy = await startAuthProxy(t.url, token);
   console.log(
     [
@@ -265,5 +306,106 @@ describe(`MCP conformance suite (@modelcontextprotocol/conformance ${pkg.version
     const check = run.checks.find((c) => c.id === 'server-initialize');
     expect(check?.status).toBe('FAILURE');
     expect(check?.errorMessage).toMatch(/No access token supplied/);
+  });
+});
+
+/**
+ * The 2026-07-28 scenarios, from the suite's 0.2 line (the 0.1 line has none). Run at the
+ * revision's wire (--spec-version 2026-07-28) through the same bearer proxy.
+ */
+const MODERN_APPLICABLE = [
+  'server-stateless',
+  'tools-list',
+  'resources-list',
+  'prompts-list',
+  'sep-2164-resource-not-found',
+  'caching',
+  'dns-rebinding-protection',
+  'http-header-validation',
+  'input-required-result-unsupported-methods',
+] as const;
+
+const NO_INPUT_REQUESTS =
+  "calls a fixture tool or prompt of the suite's reference server that asks the client for input (multi round-trip requests); no tool or prompt here needs input from the client";
+/** The scenarios 2026-07-28 requires that are not run, and why. */
+const MODERN_EXCLUDED: Record<string, string> = {
+  'completion-complete': 'no completions capability',
+  'tools-call-simple-text': `test_simple_text: ${FIXTURE_TOOL}`,
+  'tools-call-image': `test_image_content: ${FIXTURE_TOOL}`,
+  'tools-call-audio': `test_audio_content: ${FIXTURE_TOOL}`,
+  'tools-call-embedded-resource': `test_embedded_resource: ${FIXTURE_TOOL}`,
+  'tools-call-mixed-content': `test_multiple_content_types: ${FIXTURE_TOOL}`,
+  'tools-call-error': `test_error_handling: ${FIXTURE_TOOL}`,
+  'tools-call-with-progress':
+    'needs progress notifications over an SSE response and the fixture tool test_tool_with_progress',
+  'server-sse-multiple-streams': 'needs SSE response streams; every POST is answered with one JSON body',
+  'resources-read-text': `test://static-text: ${FIXTURE_RESOURCE}`,
+  'resources-read-binary': `test://static-binary: ${FIXTURE_RESOURCE}`,
+  'resources-templates-read': `test://template/{id}/data: ${FIXTURE_RESOURCE}`,
+  'prompts-get-simple': `test_simple_prompt: ${FIXTURE_PROMPT}`,
+  'prompts-get-with-args': `test_prompt_with_arguments: ${FIXTURE_PROMPT}`,
+  'prompts-get-embedded-resource': `test_prompt_with_embedded_resource: ${FIXTURE_PROMPT}`,
+  'prompts-get-with-image': `test_prompt_with_image: ${FIXTURE_PROMPT}`,
+  'input-required-result-basic-elicitation': NO_INPUT_REQUESTS,
+  'input-required-result-basic-sampling': NO_INPUT_REQUESTS,
+  'input-required-result-basic-list-roots': NO_INPUT_REQUESTS,
+  'input-required-result-request-state': NO_INPUT_REQUESTS,
+  'input-required-result-multiple-input-requests': NO_INPUT_REQUESTS,
+  'input-required-result-multi-round': NO_INPUT_REQUESTS,
+  'input-required-result-missing-input-response': NO_INPUT_REQUESTS,
+  'input-required-result-non-tool-request': NO_INPUT_REQUESTS,
+  'input-required-result-result-type': NO_INPUT_REQUESTS,
+  'input-required-result-tampered-state': NO_INPUT_REQUESTS,
+  'input-required-result-capability-check': NO_INPUT_REQUESTS,
+  'input-required-result-ignore-extra-params': NO_INPUT_REQUESTS,
+  'input-required-result-validate-input': NO_INPUT_REQUESTS,
+};
+
+/**
+ * Checks of server-stateless that call diagnostic tools only the suite's reference server has
+ * (test_missing_capability, test_streaming_elicitation, test_logging_tool): the suite reports them
+ * as FAILURE marked untestable. Every other check of the scenario must pass.
+ */
+const UNTESTABLE_WITHOUT_FIXTURE_TOOLS = [
+  'sep-2575-server-rejects-undeclared-capability',
+  'sep-2575-missing-capability-http-400',
+  'sep-2575-http-server-no-independent-requests-on-stream',
+  'sep-2575-server-no-log-without-loglevel',
+];
+
+describe(`MCP conformance suite, 2026-07-28 (@modelcontextprotocol/conformance ${next.version})`, () => {
+  it('every server scenario the suite requires for 2026-07-28 is either run here or excluded with a reason', async () => {
+    const { code, output } = await cli(['list', '--server', '--requirements', '2026-07-28'], next.cli);
+    expect(code).toBe(0);
+    const serverPart = output.slice(output.indexOf('Server scenarios'), output.indexOf('Client scenarios'));
+    const required = [...serverPart.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]).sort();
+    expect(required.length).toBeGreaterThan(0);
+    const run = MODERN_APPLICABLE.filter((name) => required.includes(name));
+    expect([...run, ...Object.keys(MODERN_EXCLUDED)].sort()).toEqual(required);
+  });
+
+  it.each(MODERN_APPLICABLE)('%s passes at the 2026-07-28 wire', async (scenario) => {
+    const run = await runScenario(`${proxy.url}/mcp`, scenario, ['--spec-version', '2026-07-28'], next.cli);
+    const untestable = scenario === 'server-stateless' ? UNTESTABLE_WITHOUT_FIXTURE_TOOLS : [];
+    const bad = run.checks.filter(
+      (c) => (c.status === 'FAILURE' || c.status === 'WARNING') && !untestable.includes(c.id),
+    );
+    if (
+      bad.length ||
+      !run.checks.some((c) => c.status === 'SUCCESS') ||
+      (run.code !== 0 && !untestable.length)
+    )
+      throw new Error(explain(scenario, run));
+    for (const id of untestable) {
+      const check = run.checks.find((c) => c.id === id);
+      expect([id, check?.status, check?.details?.untestable]).toEqual([id, 'FAILURE', true]);
+    }
+    if (scenario === 'caching') {
+      // The team has a document, so the read's hints are checked too, not skipped.
+      expect(run.checks.find((c) => c.id === 'sep-2549-resources-read-caching-hints')?.status).toBe(
+        'SUCCESS',
+      );
+    }
+    console.log(`${scenario} (2026-07-28): ${run.checks.map((c) => `${c.id}=${c.status}`).join(', ')}`);
   });
 });

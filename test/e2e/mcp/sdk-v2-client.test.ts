@@ -243,9 +243,11 @@ describe('2026-07-28 on the wire', () => {
       },
       modernHeaders('tools/list'),
     );
-    expect([inMetaOnly.status, inMetaOnly.json.error.code]).toEqual([400, -32022]);
+    // The header and _meta disagree: the mismatch is reported first.
+    expect([inMetaOnly.status, inMetaOnly.json.error.code]).toEqual([400, -32020]);
     for (const [headers, pattern] of [
       [{ 'mcp-method': 'tools/list' }, /MCP-Protocol-Version header is missing/],
+      [{ ...modernHeaders('tools/list'), 'mcp-protocol-version': '2025-11-25' }, /header '2025-11-25'/],
       [modernHeaders('prompts/list'), /Mcp-Method header 'prompts\/list'/],
     ] as const) {
       const res = await post({ method: 'tools/list', params: { _meta: meta() } }, headers);

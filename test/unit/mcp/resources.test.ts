@@ -60,7 +60,14 @@ describe('2026-07-28 request checks', () => {
 
   it('refuses other versions with -32022 and mismatched or broken headers with -32020', () => {
     const message = { method: 'prompts/get', params: params({ name: 'x y' }) };
-    expect(checkModernRequest(message, '2025-11-25', headers, supported)).toMatchObject({
+    expect(
+      checkModernRequest(
+        message,
+        '2025-11-25',
+        { ...headers, 'mcp-protocol-version': '2025-11-25' },
+        supported,
+      ),
+    ).toMatchObject({
       status: 400,
       code: -32022,
       data: { supported, requested: '2025-11-25' },
@@ -70,6 +77,8 @@ describe('2026-07-28 request checks', () => {
       { ...headers, 'mcp-name': '=?base64?!!!?=' },
       { ...headers, 'mcp-method': 'tools/call' },
       { 'mcp-method': 'prompts/get', 'mcp-name': 'x y' },
+      // The header and _meta disagree: a mismatch, whichever of them names a version served.
+      { ...headers, 'mcp-protocol-version': '2025-11-25' },
     ])
       expect(checkModernRequest(message, '2026-07-28', bad, supported)).toMatchObject({
         status: 400,
