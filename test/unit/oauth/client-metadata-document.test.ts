@@ -1,3 +1,4 @@
+import { guardedLookup } from '../../../src/net/public-address.js';
 import {
   clientIdUrlProblem,
   freshnessSeconds,
@@ -24,6 +25,7 @@ describe('client ids that name a metadata document', () => {
     ['https://127.0.0.1/client.json', /private, loopback/],
     ['https://localhost/client.json', /private, loopback/],
     ['https://app.localhost/client.json', /private, loopback/],
+    ['https://localhost./client.json', /private, loopback/],
     ['https://[::1]/client.json', /private, loopback/],
     ['https://[fe80::1]/client.json', /private, loopback/],
     ['https://[::ffff:10.0.0.1]/client.json', /private, loopback/],
@@ -62,5 +64,18 @@ describe('how long a fetched document is kept', () => {
     [{ 'cache-control': 'max-age=30', expires: 'Sat, 28 Nov 2026 01:00:00 GMT' }, 30],
   ])('%j: %i s', (headers, seconds) => {
     expect(freshnessSeconds(headers, now)).toBe(seconds);
+  });
+});
+
+describe('the connection-time address check', () => {
+  it('refuses a name that resolves to a loopback address unless loopback is allowed', async () => {
+    const resolve = (allowLoopback: boolean) =>
+      new Promise<string>((done) =>
+        guardedLookup(allowLoopback)('localhost', { all: true }, (err) =>
+          done(err ? (err.code ?? 'error') : 'ok'),
+        ),
+      );
+    expect(await resolve(false)).toBe('EADDRNOTALLOWED');
+    expect(await resolve(true)).toBe('ok');
   });
 });
