@@ -153,7 +153,7 @@ export class Resources {
         uri: documentUri(d.document_id),
         name: d.name,
         title: `${d.name} (${d.project_name})`,
-        description: `${d.category} of ${d.project_name}: ${d.page_count} pages, extraction ${d.extraction_status}${d.is_latest ? '' : '; an older revision'}`,
+        description: `${d.category}: ${d.page_count} pages, extraction ${d.extraction_status}${d.is_latest ? '' : '; an older revision'}`,
         mimeType: 'text/plain',
       })),
       ...(result.meta.next_cursor ? { nextCursor: result.meta.next_cursor } : {}),

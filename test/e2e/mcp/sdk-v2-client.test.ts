@@ -63,7 +63,7 @@ beforeAll(async () => {
     '$5,000 on signing\nBalance to 5% in 30 days\n5% in 90 days\n5% at occupancy',
   ]);
   await t.app.deps.ingestion.queue.idle();
-  // Enough documents for resources/list to need a second page (50 a page); these are not indexed.
+  // Enough documents for resources/list to need a second page (40 a page); these are not indexed.
   await t.app.deps.em
     .fork()
     .getConnection()
@@ -122,7 +122,7 @@ describe('MCP 2026-07-28 with the v2 SDK client', () => {
     const fetched = await call(client, 'fetch', { id: found.results[0].id });
     expect(fetched.text).toMatch(/quartz counters/);
 
-    // Resources: without a cursor the client walks every page (50 a page) and aggregates them.
+    // Resources: without a cursor the client walks every page (40 a page) and aggregates them.
     const { resources } = await client.listResources();
     const uris = resources.map((r) => r.uri);
     expect([uris.length, new Set(uris).size]).toEqual([57, 57]);
@@ -200,12 +200,12 @@ describe('2026-07-28 on the wire', () => {
       { method: 'resources/list', params: { _meta: meta() } },
       modernHeaders('resources/list'),
     );
-    expect([first.json.result.resources.length, first.json.result.cacheScope]).toEqual([50, 'private']);
+    expect([first.json.result.resources.length, first.json.result.cacheScope]).toEqual([40, 'private']);
     const second = await post(
       { method: 'resources/list', params: { cursor: first.json.result.nextCursor, _meta: meta() } },
       modernHeaders('resources/list'),
     );
-    expect([second.json.result.resources.length, second.json.result.nextCursor]).toEqual([7, undefined]);
+    expect([second.json.result.resources.length, second.json.result.nextCursor]).toEqual([17, undefined]);
     const discover = await post(
       { method: 'server/discover', params: { _meta: meta() } },
       modernHeaders('server/discover'),

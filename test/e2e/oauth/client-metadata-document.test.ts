@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import {
   Client as V2Client,
+  type OAuthDiscoveryState,
   StreamableHTTPClientTransport as V2Transport,
   UnauthorizedError as V2UnauthorizedError,
 } from '@modelcontextprotocol/client';
@@ -112,9 +113,21 @@ async function agentMember() {
   return { team, user };
 }
 
-/** The SDK client's provider, naming its metadata document's URL as its client id. */
+/**
+ * The SDK client's provider, naming its metadata document's URL as its client id. The v2 client
+ * also keeps what discovery found, to check the callback comes from the same authorization server.
+ */
 class MetadataDocumentClientProvider extends HeadlessClientProvider {
   clientMetadataUrl = '';
+  private discovery: OAuthDiscoveryState | undefined;
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
 }
 
 /** GET /oauth/authorize for `clientId` with PKCE; the answer itself, its redirect not followed. */

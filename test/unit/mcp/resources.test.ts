@@ -1,18 +1,5 @@
-import { pageTextFromChunks } from '../../../src/documents/library.service.js';
 import { parseResourceUri } from '../../../facades/mcp/resources.js';
 import { checkModernRequest } from '../../../facades/mcp/revision.js';
-
-describe('document text from chunks', () => {
-  it('puts a page back together from overlapping chunks, each overlap once', () => {
-    const page = 'Kitchen: quartz counters. Bath: frameless glass shower. Ceilings: 9 feet.';
-    const chunks = [page.slice(0, 30), page.slice(22, 55), page.slice(48)];
-    expect(pageTextFromChunks(chunks)).toBe(page);
-    expect(pageTextFromChunks([page])).toBe(page);
-    // Chunks with nothing in common (a whitespace-only span between them was not stored).
-    expect(pageTextFromChunks(['First part.', 'Second part.'])).toBe('First part.\nSecond part.');
-    expect(pageTextFromChunks([])).toBe('');
-  });
-});
 
 describe('resource URIs', () => {
   it('reads documents, pages and project inventories, and nothing else', () => {
