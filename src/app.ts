@@ -35,6 +35,7 @@ import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
 import { startRederivation } from './search/text/rederive.js';
 import { WebhookDeliverer } from './webhooks/delivery.js';
+import { ChangeEventPruner } from './changes/retention.js';
 import { registerPdfRoutes } from '../facades/rest/pdf.routes.js';
 import { documentPdfs } from './documents/pdf.js';
 
@@ -44,6 +45,8 @@ export interface App {
   deps: AppDeps;
   /** Signed webhook deliveries; running when this process runs the worker. */
   webhooks: WebhookDeliverer;
+  /** Deletes change events past CHANGE_EVENT_RETENTION_DAYS; running when this process runs the worker. */
+  changeEvents: ChangeEventPruner;
   close(): Promise<void>;
 }
 
@@ -219,9 +222,15 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     { ...config.webhooks, pollMs: 1000 },
     server.log,
   );
+  const pruner = new ChangeEventPruner(
+    await db.orm.em.getConnection('write').getNativeClient(),
+    config.changeEventRetentionDays,
+    server.log,
+  );
   if (opts.worker ?? true) {
     await ingestion.startWorker();
     webhooks.start();
+    pruner.start();
   }
   // Stored search text derived by an older normalizer is derived again in the background, by every
   // process that runs extraction jobs (they share the work): src/search/text/rederive.ts.
@@ -233,12 +242,14 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     db,
     deps,
     webhooks,
+    changeEvents: pruner,
     close: async () => {
       if (closed) return;
       closed = true;
       await server.close();
       await deps.usage.stop();
       await webhooks.stop();
+      await pruner.stop();
       await rederivation?.stop();
       await ingestion.stop();
       await limiter.close();
