@@ -16,11 +16,11 @@ let projectId: number;
 
 const MODERN = '2026-07-28';
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client(
-    { name: 'pds-v2-test', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: MODERN } } },
-  );
+async function connect(
+  token: string,
+  mode: 'legacy' | 'auto' | { pin: string } = { pin: MODERN },
+): Promise<Client> {
+  const client = new Client({ name: 'pds-v2-test', version: '1.0.0' }, { versionNegotiation: { mode } });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -151,6 +151,18 @@ describe('MCP 2026-07-28 with the v2 SDK client', () => {
     });
     expect((deposit.messages[1].content as { text: string }).text).toMatch(/deposits\.pdf/);
     await client.close();
+  });
+
+  it('negotiates: auto mode probes with server/discover and stays on 2026-07-28; legacy mode uses initialize', async () => {
+    const auto = await connect(pro, 'auto');
+    expect(auto.getNegotiatedProtocolVersion()).toBe(MODERN);
+    expect((await auto.listPrompts()).prompts).toHaveLength(3);
+    await auto.close();
+    const legacy = await connect(pro, 'legacy');
+    expect(legacy.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    const read = await legacy.listResourceTemplates();
+    expect(read.resourceTemplates).toHaveLength(3);
+    await legacy.close();
   });
 
   it('the plan applies as on the older revisions', async () => {
