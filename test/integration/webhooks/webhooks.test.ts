@@ -224,6 +224,36 @@ describe('webhook delivery', () => {
     await remove(endpoint);
   });
 
+  it('disabling an endpoint fails its waiting deliveries and sends nothing more; a member may not', async () => {
+    const endpoint = await register(['project.created']);
+    receiver.plan = () => 503;
+    await createProject(t);
+    await t.app.webhooks.runOnce();
+    expect((await deliveries(endpoint))[0]).toMatchObject({ status: 'pending', attempts: 1 });
+    const refused = await member.gql(`mutation($id: Int!) { disableWebhookEndpoint(id: $id) { enabled } }`, {
+      id: endpoint,
+    });
+    expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const res = await owner.gql(
+      `mutation($id: Int!) { disableWebhookEndpoint(id: $id) { enabled disabledReason } }`,
+      { id: endpoint },
+    );
+    expect(res.data.disableWebhookEndpoint).toEqual({
+      enabled: false,
+      disabledReason: 'disabled by the team',
+    });
+    expect((await deliveries(endpoint))[0]).toMatchObject({
+      status: 'failed',
+      lastError: 'not sent: the endpoint was disabled',
+    });
+    const sent = receiver.n;
+    await createProject(t);
+    for (let i = 0; i < 3; i++) await t.app.webhooks.runOnce();
+    expect(receiver.n).toBe(sent);
+    expect(await deliveries(endpoint)).toHaveLength(1);
+    await remove(endpoint);
+  });
+
   it('fails a delivery after the whole schedule and disables its endpoint', async () => {
     const endpoint = await register(['project.created']);
     receiver.plan = () => 503;
