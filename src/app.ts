@@ -29,6 +29,7 @@ import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerUsers, sessionAuth } from './users/users.plugin.js';
 import { registerSettings } from './settings/settings.routes.js';
 import { UsageCounter } from './usage/usage.counter.js';
+import type { McpExtras } from '../facades/mcp/extras.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerApiReference } from '../facades/rest/api-reference.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
@@ -66,6 +67,8 @@ export interface AppOptions {
   jobTiming?: Partial<JobTiming>;
   /** The time credentials are judged by (tests move it forward instead of sleeping). */
   clock?: () => Date;
+  /** Resources, resource templates and prompts served on /mcp beside the service's own (tests add fixtures). */
+  mcpExtras?: McpExtras;
 }
 
 async function openLimiter(
@@ -212,7 +215,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerGraphQL(server, schema, deps);
   await registerOAuth(server, deps);
   await registerSettings(server, deps);
-  await registerMcp(server, schema, deps);
+  await registerMcp(server, schema, deps, opts.mcpExtras);
   await registerRest(server, schema, deps);
   await registerApiReference(server);
   await registerUploadRoutes(server, deps);

@@ -5,8 +5,16 @@
  * 2026-07-28 scenarios) for 2026-07-28, whose scenarios and exclusions are listed with the second
  * describe below.
  *
+ * The app under test serves the suite's fixture resources, resource template and prompts
+ * (test://static-text, test_simple_prompt, ...) beside its own, registered through createApp's
+ * `mcpExtras` (SUITE_FIXTURES below; the production server registers none). They are answered by
+ * the same JSON-RPC methods, after the same bearer token, plan and rate-limit checks, as the
+ * documents and the research prompts.
+ *
  * Scenarios run (each must pass with at least one SUCCESS check and no FAILURE or WARNING):
- *   server-initialize, ping, tools-list, dns-rebinding-protection, resources-list, prompts-list.
+ *   server-initialize, ping, tools-list, dns-rebinding-protection, resources-list, prompts-list,
+ *   resources-read-text, resources-read-binary, resources-templates-read, prompts-get-simple,
+ *   prompts-get-with-args, prompts-get-embedded-resource, prompts-get-with-image.
  *
  * Scenarios excluded, and why (the same list is printed when the file runs, and a test fails if
  * the package lists a server scenario that is in neither list):
@@ -36,20 +44,9 @@
  *                                   (GET /mcp answers 405 by design, the server is stateless); against
  *                                   our server they would only produce WARNING/INFO checks, a pass
  *                                   that could not fail.
- *   resources-read-text, resources-read-binary, resources-templates-read
- *                                 - read the suite's fixture resources (test://static-text,
- *                                   test://static-binary, test://template/{id}/data); our resources are
- *                                   the documents (pds://...). resources/read, templates and their
- *                                   errors are asserted with both SDK clients (sdk-client.test.ts,
- *                                   sdk-v2-client.test.ts).
  *   resources-subscribe, resources-unsubscribe
  *                                 - no resource subscriptions (subscribe: false; 2026-07-28 removed
  *                                   resources/subscribe).
- *   prompts-get-simple, prompts-get-with-args, prompts-get-embedded-resource, prompts-get-with-image
- *                                 - get the suite's fixture prompts (test_simple_prompt,
- *                                   test_prompt_with_arguments, test_prompt_with_embedded_resource,
- *                                   test_prompt_with_image); our prompts are the research prompts,
- *                                   asserted with both SDK clients, including an embedded resource.
  *
  * Authentication: POST /mcp requires `Authorization: Bearer <token>`. The conformance CLI (0.1.16)
  * has no option to send headers and no programmatic API (its one file is a CLI bundle that parses
@@ -67,6 +64,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import type { McpExtras } from '../../../facades/mcp/extras.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import {
   addMember,
@@ -84,14 +82,127 @@ const APPLICABLE = [
   'dns-rebinding-protection',
   'resources-list',
   'prompts-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
 ] as const;
+
+/** A 1x1 PNG, the image of the binary resource and of the image prompt. */
+const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** The resources and prompts the suite's scenarios read, with the contents each scenario's description gives. */
+const SUITE_FIXTURES: McpExtras = {
+  resources: [
+    {
+      uri: 'test://static-text',
+      name: 'static-text',
+      title: 'Static text',
+      description: 'A static text resource for conformance testing',
+      mimeType: 'text/plain',
+      read: async () => [
+        {
+          uri: 'test://static-text',
+          mimeType: 'text/plain',
+          text: 'This is the content of the static text resource.',
+        },
+      ],
+    },
+    {
+      uri: 'test://static-binary',
+      name: 'static-binary',
+      title: 'Static binary',
+      description: 'A static binary resource (a PNG image) for conformance testing',
+      mimeType: 'image/png',
+      read: async () => [{ uri: 'test://static-binary', mimeType: 'image/png', blob: PNG_BASE64 }],
+    },
+  ],
+  resourceTemplates: [
+    {
+      uriTemplate: 'test://template/{id}/data',
+      name: 'template-data',
+      title: 'Data by id',
+      description: 'A resource template that substitutes its id, for conformance testing',
+      mimeType: 'application/json',
+      read: async (uri, { id }) => [
+        {
+          uri,
+          mimeType: 'application/json',
+          text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+        },
+      ],
+    },
+  ],
+  prompts: [
+    {
+      name: 'test_simple_prompt',
+      title: 'Simple prompt',
+      description: 'A prompt without arguments, for conformance testing',
+      arguments: [],
+      get: async () => ({
+        messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
+      }),
+    },
+    {
+      name: 'test_prompt_with_arguments',
+      title: 'Prompt with arguments',
+      description: 'A prompt with two required arguments, for conformance testing',
+      arguments: [
+        { name: 'arg1', description: 'First test argument', required: true },
+        { name: 'arg2', description: 'Second test argument', required: true },
+      ],
+      get: async ({ arg1, arg2 }) => ({
+        messages: [
+          {
+            role: 'user',
+            content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` },
+          },
+        ],
+      }),
+    },
+    {
+      name: 'test_prompt_with_embedded_resource',
+      title: 'Prompt with an embedded resource',
+      description: 'A prompt that embeds the resource its argument names, for conformance testing',
+      arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
+      get: async ({ resourceUri }) => ({
+        messages: [
+          {
+            role: 'user',
+            content: {
+              type: 'resource',
+              resource: {
+                uri: resourceUri,
+                mimeType: 'text/plain',
+                text: 'Embedded resource content for testing.',
+              },
+            },
+          },
+          { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+        ],
+      }),
+    },
+    {
+      name: 'test_prompt_with_image',
+      title: 'Prompt with an image',
+      description: 'A prompt with image content, for conformance testing',
+      arguments: [],
+      get: async () => ({
+        messages: [
+          { role: 'user', content: { type: 'image', data: PNG_BASE64, mimeType: 'image/png' } },
+          { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+        ],
+      }),
+    },
+  ],
+};
 
 const FIXTURE_TOOL =
   "calls a fixture tool of the suite's reference server; our tools are the service's own (text and isError results of our tools are asserted in sdk-client.test.ts)";
-const FIXTURE_RESOURCE =
-  "reads a fixture resource of the suite's reference server; our resources are the documents (pds://...), read with both SDK clients in sdk-client.test.ts and sdk-v2-client.test.ts";
-const FIXTURE_PROMPT =
-  "gets a fixture prompt of the suite's reference server; our prompts are the research prompts, got with both SDK clients";
 const EXCLUDED: Record<string, string> = {
   'logging-set-level': 'no logging capability (deprecated in 2026-07-28; logging/setLevel answers -32601)',
   'completion-complete': 'no completions capability',
@@ -114,15 +225,8 @@ const EXCLUDED: Record<string, string> = {
     'pending suite; needs sessions and SSE streams (stateless server, GET /mcp is 405 by design): would only yield WARNING/INFO',
   'server-sse-multiple-streams':
     'pending suite; needs sessions and SSE streams (stateless server, GET /mcp is 405 by design): would only yield WARNING/INFO',
-  'resources-read-text': `test://static-text: ${FIXTURE_RESOURCE}`,
-  'resources-read-binary': `test://static-binary: ${FIXTURE_RESOURCE}`,
-  'resources-templates-read': `test://template/{id}/data: ${FIXTURE_RESOURCE}`,
   'resources-subscribe': 'no resource subscriptions (subscribe: false; removed in 2026-07-28)',
   'resources-unsubscribe': 'no resource subscriptions (subscribe: false; removed in 2026-07-28)',
-  'prompts-get-simple': `test_simple_prompt: ${FIXTURE_PROMPT}`,
-  'prompts-get-with-args': `test_prompt_with_arguments: ${FIXTURE_PROMPT}`,
-  'prompts-get-embedded-resource': `test_prompt_with_embedded_resource: ${FIXTURE_PROMPT}`,
-  'prompts-get-with-image': `test_prompt_with_image: ${FIXTURE_PROMPT}`,
 };
 
 interface Check {
@@ -234,14 +338,15 @@ async function startAuthProxy(
 }
 
 let t: TestApp;
+let token: string;
 let proxy: Awaited<ReturnType<typeof startAuthProxy>>;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({}, { mcpExtras: SUITE_FIXTURES });
   const team = await createTeam(t, { plan: 'pro' });
   const user = await createUser(t);
   await addMember(t, team.id, user.id);
-  const token = (await createAccessToken(t, team.id, user.id)).secret;
+  token = (await createAccessToken(t, team.id, user.id)).secret;
   // One document, so resources/read is exercised by the scenarios that read the first resource.
   const project = await createProject(t, { name: 'Conformance Towers' });
   await t.gql(
@@ -307,6 +412,66 @@ describe(`MCP conformance suite (@modelcontextprotocol/conformance ${pkg.version
     expect(check?.status).toBe('FAILURE');
     expect(check?.errorMessage).toMatch(/No access token supplied/);
   });
+
+  it('the fixtures are listed, read and got by the same methods, after the same credential check', async () => {
+    const rpc = async (method: string, params: Record<string, unknown>, secret: string | null = token) => {
+      const res = await t.request('POST', '/mcp', {
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...(secret ? { authorization: `Bearer ${secret}` } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      return { status: res.status, result: res.json.result, error: res.json.error };
+    };
+    for (const [method, params] of [
+      ['resources/read', { uri: 'test://static-text' }],
+      ['prompts/get', { name: 'test_simple_prompt' }],
+    ] as const) {
+      const anonymous = await rpc(method, params, null);
+      expect([method, anonymous.status, anonymous.result]).toEqual([method, 401, undefined]);
+    }
+    const resources = await rpc('resources/list', {});
+    expect(resources.result.resources.map((r: { uri: string }) => r.uri)).toEqual([
+      expect.stringMatching(/^pds:\/\/documents\/\d+$/),
+      'test://static-text',
+      'test://static-binary',
+    ]);
+    const templates = await rpc('resources/templates/list', {});
+    expect(templates.result.resourceTemplates.map((r: { name: string }) => r.name)).toEqual([
+      'document',
+      'document-page',
+      'project-documents',
+      'template-data',
+    ]);
+    const prompts = await rpc('prompts/list', {});
+    expect(prompts.result.prompts.map((p: { name: string }) => p.name)).toEqual([
+      'compare-incentives-in-city',
+      'summarize-deposit-structure',
+      'find-feature-across-projects',
+      'test_simple_prompt',
+      'test_prompt_with_arguments',
+      'test_prompt_with_embedded_resource',
+      'test_prompt_with_image',
+    ]);
+    // Arguments are checked as the research prompts' are; a URI no template matches is not found.
+    const missing = await rpc('prompts/get', {
+      name: 'test_prompt_with_arguments',
+      arguments: { arg1: 'a' },
+    });
+    expect([missing.error?.code, missing.error?.message]).toEqual([
+      -32602,
+      "Missing required argument 'arg2'",
+    ]);
+    const unknown = await rpc('prompts/get', {
+      name: 'test_simple_prompt',
+      arguments: { extra: 'x' },
+    });
+    expect(unknown.error?.code).toBe(-32602);
+    const notFound = await rpc('resources/read', { uri: 'test://template/123/other' });
+    expect([notFound.error?.code, notFound.error?.data?.uri]).toEqual([-32002, 'test://template/123/other']);
+  });
 });
 
 /**
@@ -318,6 +483,13 @@ const MODERN_APPLICABLE = [
   'tools-list',
   'resources-list',
   'prompts-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
   'sep-2164-resource-not-found',
   'caching',
   'dns-rebinding-protection',
@@ -339,13 +511,6 @@ const MODERN_EXCLUDED: Record<string, string> = {
   'tools-call-with-progress':
     'needs progress notifications over an SSE response and the fixture tool test_tool_with_progress',
   'server-sse-multiple-streams': 'needs SSE response streams; every POST is answered with one JSON body',
-  'resources-read-text': `test://static-text: ${FIXTURE_RESOURCE}`,
-  'resources-read-binary': `test://static-binary: ${FIXTURE_RESOURCE}`,
-  'resources-templates-read': `test://template/{id}/data: ${FIXTURE_RESOURCE}`,
-  'prompts-get-simple': `test_simple_prompt: ${FIXTURE_PROMPT}`,
-  'prompts-get-with-args': `test_prompt_with_arguments: ${FIXTURE_PROMPT}`,
-  'prompts-get-embedded-resource': `test_prompt_with_embedded_resource: ${FIXTURE_PROMPT}`,
-  'prompts-get-with-image': `test_prompt_with_image: ${FIXTURE_PROMPT}`,
   'input-required-result-basic-elicitation': NO_INPUT_REQUESTS,
   'input-required-result-basic-sampling': NO_INPUT_REQUESTS,
   'input-required-result-basic-list-roots': NO_INPUT_REQUESTS,
