@@ -52,9 +52,7 @@ module.exports = {
       severity: 'error',
       comment:
         'A feature reaches HTTP through the transport side (src/app.ts, the facades): routes that speak HTTP live in facades/ and call the feature through the deps it lends.',
-      // The document PDF route (src/documents/pdf.routes.ts) still sits with its feature; it is
-      // the one route left to move to the transport side, as the upload route did.
-      from: { path: FEATURES, pathNot: '^src/documents/pdf\\.routes\\.ts$' },
+      from: { path: FEATURES },
       to: { path: '^src/http/' },
     },
     {

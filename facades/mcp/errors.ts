@@ -103,3 +103,31 @@ export function mcpFailure(err: AppError, inToolCall: boolean): McpFailure {
       return { kind: 'error', status: 500, code: JSONRPC.INTERNAL, message: 'Internal error' };
   }
 }
+
+/** MCP error codes the revisions define (JSON-RPC server-error range). */
+export const MCP_ERROR = {
+  /** Resource not found, 2024-11-05 to 2025-11-25; 2026-07-28 uses INVALID_PARAMS instead. */
+  RESOURCE_NOT_FOUND_LEGACY: -32002,
+  /** 2026-07-28: HTTP headers do not match the body, or a required one is missing. */
+  HEADER_MISMATCH: -32020,
+  /** 2026-07-28: the request names a protocol version this server does not serve. */
+  UNSUPPORTED_PROTOCOL_VERSION: -32022,
+};
+
+/**
+ * How a method other than `tools/call` (resources, prompts) answers a failure of its operation:
+ * always a JSON-RPC error, in the words a tool error would use. `notFoundCode`: what the method's
+ * revision calls "not found" (a missing resource is -32002 before 2026-07-28, -32602 from it).
+ */
+export function methodFailure(err: AppError, notFoundCode: number): McpFailure {
+  const failure = mcpFailure(err, false);
+  if (failure.kind !== 'error' || ERROR_CATALOGUE[err.code].mcp !== 'tool-error') return failure;
+  const code =
+    err.code === 'NOT_FOUND'
+      ? notFoundCode
+      : err.code === 'BAD_USER_INPUT'
+        ? JSONRPC.INVALID_PARAMS
+        : JSONRPC.SERVER_ERROR;
+  // The request itself was well formed: the answer is a JSON-RPC error in a 200, as for any method.
+  return { kind: 'error', status: 200, code, message: toolMessage(err) };
+}

@@ -6,11 +6,31 @@ import { createContext, type AppDeps, type RequestContext } from '../../src/cont
 import { AppError } from '../../src/errors/catalogue.js';
 import { runOperation } from '../operation.js';
 import { toolCallTimer } from '../../src/metrics/metrics.js';
-import { JSONRPC, mcpFailure, toolError, type ToolResult } from './errors.js';
+import { JSONRPC, MCP_ERROR, mcpFailure, methodFailure, toolError, type ToolResult } from './errors.js';
+import { Prompts } from './prompts.js';
+import type { McpExtras } from './extras.js';
+import { Resources } from './resources.js';
 import { loadTools, type Tool } from './tools.js';
+import {
+  checkModernRequest,
+  MODERN_PROTOCOL_VERSION,
+  MODERN_REMOVED_METHODS,
+  modernResult,
+  requestedModernVersion,
+  SERVER_INFO,
+} from './revision.js';
 
-export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
-const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0];
+/** Revisions served on /mcp: 2026-07-28 statelessly (no handshake), the older ones after `initialize`. */
+export const SUPPORTED_PROTOCOL_VERSIONS = [
+  MODERN_PROTOCOL_VERSION,
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+] as const;
+/** What `initialize` answers a client asking for a version it does not know: the newest handshake revision. */
+const LATEST_LEGACY_VERSION = '2025-11-25';
+const LEGACY_VERSIONS = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v !== MODERN_PROTOCOL_VERSION) as string[];
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export const INSTRUCTIONS = `Property Data Service: real-estate development projects (pre-construction condos and towns) and the text of their PDFs.
@@ -19,7 +39,17 @@ Matching is exact keyword plus synonyms, not natural language: search concrete t
 
 interface CallParams {
   ctx: RequestContext;
+  /** The request is on the 2026-07-28 revision (protocol version in its `_meta`). */
+  modern: boolean;
 }
+
+const CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: { subscribe: false, listChanged: false },
+  prompts: { listChanged: false },
+};
+/** 2026-07-28 moved list-change and resource notifications to subscriptions/listen, which is not served. */
+const MODERN_CAPABILITIES = { tools: {}, resources: {}, prompts: {} };
 
 function ajvMessage(validate: ValidateFunction): string {
   return (validate.errors ?? [])
@@ -33,27 +63,100 @@ function ajvMessage(validate: ValidateFunction): string {
     .join('; ');
 }
 
-function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps): JSONRPCServer<CallParams> {
+function buildRpc(
+  tools: Map<string, Tool>,
+  schema: GraphQLSchema,
+  deps: AppDeps,
+  extras: McpExtras,
+): JSONRPCServer<CallParams> {
   const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
   const validators = new Map(
     [...tools].map(([name, tool]) => [name, ajv.compile(tool.definition.inputSchema)]),
   );
   const rpc = new JSONRPCServer<CallParams>({ errorListener: () => undefined });
+  const resources = new Resources(schema, extras);
+  const prompts = new Prompts(schema, extras);
+
+  /** Runs a resource or prompt read: a failure of its operation is a JSON-RPC error in the tools' words. */
+  async function guarded<T>(
+    run: () => Promise<T>,
+    ctx: RequestContext,
+    modern: boolean,
+    notFoundData?: Record<string, unknown>,
+  ): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof JSONRPCErrorException) throw err;
+      if (!(err instanceof AppError) || err.code === 'INTERNAL') {
+        deps.log.error(
+          { err: err instanceof AppError ? (err.cause ?? err) : err, requestId: ctx.requestId },
+          'mcp method failed',
+        );
+        throw new JSONRPCErrorException('Internal error', JSONRPC.INTERNAL, { requestId: ctx.requestId });
+      }
+      const notFound = notFoundData
+        ? modern
+          ? JSONRPC.INVALID_PARAMS
+          : MCP_ERROR.RESOURCE_NOT_FOUND_LEGACY
+        : JSONRPC.INVALID_PARAMS;
+      const failure = methodFailure(err, notFound);
+      if (failure.kind === 'result') throw new JSONRPCErrorException('Internal error', JSONRPC.INTERNAL);
+      throw new JSONRPCErrorException(failure.message, failure.code, {
+        ...(failure.code === notFound && notFoundData ? notFoundData : {}),
+        httpStatus: failure.status,
+        retryAfterSeconds: failure.retryAfterSeconds,
+      });
+    }
+  }
   rpc.addMethod('initialize', (params: unknown) => {
     const requested = (params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-    const protocolVersion = (SUPPORTED_PROTOCOL_VERSIONS as readonly unknown[]).includes(requested)
+    const protocolVersion = LEGACY_VERSIONS.includes(requested as string)
       ? (requested as string)
-      : LATEST_PROTOCOL_VERSION;
+      : LATEST_LEGACY_VERSION;
     return {
       protocolVersion,
-      capabilities: { tools: { listChanged: false } },
-      serverInfo: { name: 'property-data-service', title: 'Property Data Service', version: '0.1.0' },
+      capabilities: CAPABILITIES,
+      serverInfo: SERVER_INFO,
       instructions: INSTRUCTIONS,
     };
   });
+  rpc.addMethod('server/discover', (_params: unknown, { modern }: CallParams) => ({
+    supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    capabilities: modern ? MODERN_CAPABILITIES : CAPABILITIES,
+    instructions: INSTRUCTIONS,
+    ...(modern ? {} : { serverInfo: SERVER_INFO }),
+  }));
   rpc.addMethod('notifications/initialized', () => undefined);
   rpc.addMethod('ping', () => ({}));
   rpc.addMethod('tools/list', () => ({ tools: [...tools.values()].map((t) => t.definition) }));
+  rpc.addMethod('resources/list', async (params: unknown, { ctx, modern }: CallParams) => {
+    const cursor = (params as { cursor?: unknown } | undefined)?.cursor;
+    if (cursor !== undefined && cursor !== null && typeof cursor !== 'string')
+      throw new JSONRPCErrorException('cursor must be a string', JSONRPC.INVALID_PARAMS);
+    return guarded(() => resources.list(cursor ?? undefined, ctx), ctx, modern);
+  });
+  rpc.addMethod('resources/templates/list', () => ({ resourceTemplates: resources.templates() }));
+  rpc.addMethod('resources/read', async (params: unknown, { ctx, modern }: CallParams) => {
+    const uri = (params as { uri?: unknown } | undefined)?.uri;
+    const notFound = modern ? JSONRPC.INVALID_PARAMS : MCP_ERROR.RESOURCE_NOT_FOUND_LEGACY;
+    if (typeof uri !== 'string')
+      throw new JSONRPCErrorException('uri must be a string', JSONRPC.INVALID_PARAMS);
+    const ref = resources.resolve(uri);
+    if (!ref) {
+      throw new JSONRPCErrorException(
+        `Resource not found: ${uri.slice(0, 200)}. Resources are pds://documents/{document_id}, pds://documents/{document_id}/pages/{page} and pds://projects/{project_id}/documents (resources/templates/list)`,
+        notFound,
+        { uri: uri.slice(0, 200) },
+      );
+    }
+    return guarded(() => resources.read(uri, ref, ctx), ctx, modern, { uri });
+  });
+  rpc.addMethod('prompts/list', () => ({ prompts: prompts.list() }));
+  rpc.addMethod('prompts/get', async (params: unknown, { ctx, modern }: CallParams) => {
+    const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
+    return guarded(() => prompts.get(p.name, p.arguments, ctx), ctx, modern);
+  });
   rpc.addMethod('tools/call', async (params: unknown, { ctx }: CallParams): Promise<ToolResult> => {
     const p = (params ?? {}) as { name?: unknown; arguments?: unknown };
     const tool = typeof p.name === 'string' ? tools.get(p.name) : undefined;
@@ -179,10 +282,20 @@ function exactNumberId(body: string): RawJson | undefined {
   return jsonWithSource.rawJSON(source);
 }
 
-function rpcError(reply: FastifyReply, status: number, code: number, message: string, id: unknown = null) {
+function rpcError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+  id: unknown = null,
+  data?: Record<string, unknown>,
+) {
   // The request's deadline may have answered it already (503).
   if (reply.sent) return reply;
-  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', id, error: { code, message } });
+  return reply
+    .code(status)
+    .type('application/json')
+    .send({ jsonrpc: '2.0', id, error: { code, message, ...(data ? { data } : {}) } });
 }
 
 /**
@@ -190,9 +303,14 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
  * application/json. Every request goes through the one context (bearer token → team → plan →
  * rate limit) before any method runs; each tool is a GraphQL operation on the one schema.
  */
-export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, deps: AppDeps): Promise<void> {
+export async function registerMcp(
+  app: FastifyInstance,
+  schema: GraphQLSchema,
+  deps: AppDeps,
+  extras: McpExtras = {},
+): Promise<void> {
   const tools = loadTools(schema);
-  const rpc = buildRpc(tools, schema, deps);
+  const rpc = buildRpc(tools, schema, deps, extras);
   // RFC 9728: the resource's metadata is served by the authorization server (src/oauth).
   const resourceMetadataUrl = `${deps.config.publicBaseUrl}/.well-known/oauth-protected-resource`;
 
@@ -243,17 +361,6 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
           });
       }
       const version = request.headers['mcp-protocol-version'];
-      if (
-        typeof version === 'string' &&
-        !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)
-      ) {
-        return rpcError(
-          reply,
-          400,
-          JSONRPC.INVALID_REQUEST,
-          `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
-        );
-      }
       let message: unknown;
       try {
         message = JSON.parse(typeof request.body === 'string' ? request.body : '');
@@ -289,6 +396,49 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
       // An integer id beyond 2^53 is echoed as its own digits, not as the nearest double.
       const exactId = typeof m.id === 'number' ? exactNumberId(request.body as string) : undefined;
       if (exactId !== undefined) m.id = 0;
+      const requestedVersion = requestedModernVersion(m.params);
+      const modern = requestedVersion !== undefined || version === MODERN_PROTOCOL_VERSION;
+      if (
+        !modern &&
+        typeof version === 'string' &&
+        !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)
+      ) {
+        return rpcError(
+          reply,
+          400,
+          MCP_ERROR.UNSUPPORTED_PROTOCOL_VERSION,
+          `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+          exactId ?? m.id ?? null,
+          { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version },
+        );
+      }
+      if (modern) {
+        const refusal = checkModernRequest(
+          { method: m.method, params: m.params },
+          requestedVersion,
+          request.headers,
+          SUPPORTED_PROTOCOL_VERSIONS,
+        );
+        if (refusal)
+          return rpcError(
+            reply,
+            refusal.status,
+            refusal.code,
+            refusal.message,
+            exactId ?? m.id ?? null,
+            refusal.data,
+          );
+        if (MODERN_REMOVED_METHODS.has(m.method)) {
+          if (m.id === undefined) return reply.code(202).send();
+          return rpcError(
+            reply,
+            404,
+            JSONRPC.METHOD_NOT_FOUND,
+            `Method not found: ${m.method} is not part of the ${MODERN_PROTOCOL_VERSION} revision (requests carry their version in _meta; use server/discover)`,
+            exactId ?? m.id,
+          );
+        }
+      }
       let ctx: RequestContext;
       try {
         ctx = await createContext(
@@ -313,10 +463,13 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
           void reply.header('retry-after', String(failure.retryAfterSeconds));
         return rpcError(reply, failure.status, failure.code, failure.message, exactId ?? m.id ?? null);
       }
-      const response = await rpc.receive(m as JSONRPCRequest, { ctx });
+      const response = await rpc.receive(m as JSONRPCRequest, { ctx, modern });
       if (response === null) return reply.code(202).send();
       if (exactId !== undefined) response.id = exactId as never;
       if (reply.sent) return reply;
+      if (modern && response.result !== undefined) response.result = modernResult(m.method, response.result);
+      // 2026-07-28: a method the server does not implement is a 404 (a legacy client keeps its 200).
+      if (modern && response.error?.code === JSONRPC.METHOD_NOT_FOUND) void reply.code(404);
       // A tool call's failure that is not a tool result (mcpFailure): its status and Retry-After.
       const data = response.error?.data as { httpStatus?: unknown; retryAfterSeconds?: unknown } | undefined;
       if (typeof data?.httpStatus === 'number') {

@@ -20,6 +20,8 @@ import type { DatabaseAvailability } from '../db/availability.js';
 export interface FeatureAuth {
   /** The session cookie's value on a request, if any (GraphQL accepts sessions). */
   sessionCookie(request: FastifyRequest): string | undefined;
+  /** Where a browser that is not signed in is sent to sign in (it comes back to `next`). */
+  signInPath: string;
   /** A session's viewer: CREDENTIAL_INVALID when it expired or was signed out. */
   session(em: EntityManager, value: string, teamId: string | undefined, now: Date): Promise<Viewer>;
   /** Refuses (CREDENTIAL_INVALID) a token bound to another resource than this transport's (RFC 8707). */
@@ -28,7 +30,8 @@ export interface FeatureAuth {
 
 /**
  * What every transport shares: one database, one limiter, one config. Features add what they
- * share by augmenting this interface (src/ingestion/ingestion.ts adds `ingestion`).
+ * share by augmenting this interface (src/ingestion/ingestion.ts adds `ingestion`,
+ * src/documents/pdf.ts `documentPdfs`).
  */
 export interface AppDeps {
   em: EntityManager;

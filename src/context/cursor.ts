@@ -19,7 +19,7 @@ export const CURSOR_DESCRIPTION =
 export const NEXT_CURSOR_DESCRIPTION =
   'Pass it as cursor, with the same other arguments, for the next page; null on the last page';
 
-export type CursorKind = 'search' | 'find' | 'projects' | 'documents';
+export type CursorKind = 'search' | 'find' | 'projects' | 'documents' | 'library';
 
 interface Sealed {
   /** The operation. */

@@ -121,6 +121,51 @@ export function mcpToolsReference(root: string): GeneratedPart {
   };
 }
 
+export function mcpResourcesReference(root: string): GeneratedPart {
+  const { resourceTemplates } = readJson<{
+    resourceTemplates: {
+      uriTemplate: string;
+      name: string;
+      title: string;
+      description: string;
+      mimeType: string;
+    }[];
+  }>(root, 'schema/mcp-resources.json');
+  const rows = resourceTemplates.map(
+    (t) =>
+      `| \`${t.uriTemplate}\` | \`${t.name}\`: ${t.title} | \`${t.mimeType}\` | ${oneLine(t.description)} |`,
+  );
+  return {
+    file: 'docs/ai-clients.md',
+    region: 'mcp-resources',
+    source: 'schema/mcp-resources.json',
+    text: ['| URI template | Name | Type | What it reads |', '| --- | --- | --- | --- |', ...rows].join('\n'),
+  };
+}
+
+export function mcpPromptsReference(root: string): GeneratedPart {
+  const { prompts } = readJson<{
+    prompts: {
+      name: string;
+      title: string;
+      description: string;
+      arguments: { name: string; description: string; required: boolean }[];
+    }[];
+  }>(root, 'schema/mcp-prompts.json');
+  const rows = prompts.map((p) => {
+    const args = p.arguments
+      .map((a) => `\`${a.name}\`${a.required ? ' (required)' : ''}: ${oneLine(a.description)}`)
+      .join('; ');
+    return `| \`${p.name}\` | ${p.title} | ${args || 'none'} | ${oneLine(p.description)} |`;
+  });
+  return {
+    file: 'docs/ai-clients.md',
+    region: 'mcp-prompts',
+    source: 'schema/mcp-prompts.json',
+    text: ['| Prompt | Title | Arguments | What it does |', '| --- | --- | --- | --- |', ...rows].join('\n'),
+  };
+}
+
 export function errorReference(): GeneratedPart {
   const rows = Object.entries(ERROR_CATALOGUE).map(
     ([code, e]) => `| \`${code}\` | \`${e.graphql}\` | ${e.http} | ${e.mcp} | ${e.message} |`,

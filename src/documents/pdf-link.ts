@@ -1,6 +1,6 @@
 import type { RequestContext } from '../context/context.js';
 
-/** Where a document's PDF is served (src/documents/pdf.routes.ts). */
+/** Where a document's PDF is served (facades/rest/pdf.routes.ts). */
 export const DOCUMENT_PDF_PATH = '/documents/:documentId/pdf';
 
 /**

@@ -20,6 +20,7 @@ import {
   ProjectDocumentsResolver,
   SearchResultDocumentResolver,
 } from '../documents/documents.resolver.js';
+import { DocumentPageTextResolver, LibraryResolver } from '../documents/library.resolver.js';
 import { FusionResolver } from '../fusion/fusion.resolver.js';
 import type { FloorPlanListing } from '../fusion/fusion.types.js';
 import { IngestionResolver } from '../ingestion/ingestion.resolver.js';
@@ -39,6 +40,7 @@ export const RESOLVERS = [
   IngestionResolver,
   SearchResolver,
   DocumentsResolver,
+  LibraryResolver,
   RevisionsResolver,
   ChangesResolver,
   FusionResolver,
@@ -54,6 +56,7 @@ export const RESOLVERS = [
   ChunkHitResolver,
   SearchResultDocumentResolver,
   ContextChunkResolver,
+  DocumentPageTextResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | null = null;

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config.js';
 import type { AppDeps, FeatureAuth } from '../context/context.js';
 import { registerLoginRoutes } from './login.routes.js';
+import { USER_PATHS } from './paths.js';
 import { readSessionCookie } from './session-cookie.js';
 import { authenticateSession } from './session.service.js';
 
@@ -22,8 +23,9 @@ export async function registerUsers(server: FastifyInstance, deps: AppDeps): Pro
 /** How the one context reads a signed-in user's session (src/app.ts hands it over in AppDeps). */
 export function sessionAuth(
   config: Pick<AppConfig, 'publicBaseUrl'>,
-): Pick<FeatureAuth, 'sessionCookie' | 'session'> {
+): Pick<FeatureAuth, 'sessionCookie' | 'session' | 'signInPath'> {
   return {
+    signInPath: USER_PATHS.login,
     sessionCookie: (request) => readSessionCookie(request, config),
     session: (em, value, teamId, now) => authenticateSession(em, value, teamId, now),
   };

@@ -81,10 +81,20 @@ describe('code map', () => {
     const tools = (JSON.parse(read('schema/mcp-tools.json')) as { tools: { name: string }[] }).tools;
     expect(
       rows
-        .filter((r) => r.entry.startsWith('MCP'))
+        .filter((r) => r.entry.startsWith('MCP `'))
         .map((r) => /`([^`]+)`/.exec(r.entry)![1])
         .sort(),
     ).toEqual(tools.map((t) => t.name).sort());
+    // Every resource template, and resources/list, has its row.
+    const templates = (
+      JSON.parse(read('schema/mcp-resources.json')) as { resourceTemplates: { uriTemplate: string }[] }
+    ).resourceTemplates;
+    expect(
+      rows
+        .filter((r) => r.entry.startsWith('MCP resource '))
+        .map((r) => /`([^`]+)`/.exec(r.entry)![1])
+        .sort(),
+    ).toEqual(['resources/list', ...templates.map((t) => t.uriTemplate)].sort());
     const openapi = JSON.parse(read('schema/openapi.json')) as { paths: Record<string, object> };
     const routes = Object.entries(openapi.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method.toUpperCase()} /api/v1${path}`),

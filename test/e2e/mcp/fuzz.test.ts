@@ -59,9 +59,23 @@ afterAll(async () => {
   await t.close();
 });
 
-const post = (body: string | Uint8Array) =>
+const METHODS = [
+  'initialize',
+  'server/discover',
+  'ping',
+  'tools/list',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'prompts/list',
+  'prompts/get',
+  'resources/subscribe',
+  'subscriptions/listen',
+];
+
+const post = (body: string | Uint8Array, headers: Record<string, string> = {}) =>
   t.request('POST', '/mcp', {
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
     body,
   });
 
@@ -129,6 +143,48 @@ describe('MCP bad input', () => {
       { numRuns: fuzzRuns(60) },
     );
     expect(errorLines).toEqual([]);
+  });
+
+  it('random params to every other method, on either revision: a JSON-RPC error or a result, never a 5xx', async () => {
+    const before = await count();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...METHODS),
+        fc.oneof(
+          fc.anything({ maxDepth: 3 }),
+          fc.record({
+            uri: fc.oneof(fc.string(), fc.constantFrom('pds://documents/1', 'pds://documents/1/pages/2')),
+            name: fc.oneof(
+              fc.string(),
+              fc.constantFrom('summarize-deposit-structure', 'compare-incentives-in-city'),
+            ),
+            arguments: fc.anything({ maxDepth: 2 }),
+            cursor: fc.anything({ maxDepth: 1 }),
+          }),
+        ),
+        fc.boolean(),
+        async (method, params, modern) => {
+          const withMeta =
+            modern && params && typeof params === 'object' && !Array.isArray(params)
+              ? {
+                  ...params,
+                  _meta: {
+                    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                    'io.modelcontextprotocol/clientCapabilities': {},
+                  },
+                }
+              : params;
+          const res = await post(
+            JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: withMeta }),
+            modern ? { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method } : {},
+          );
+          expect(res.status).toBeLessThan(500);
+          expect(res.json.error ?? res.json.result).toBeDefined();
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(await count()).toBe(before);
   });
 
   it('raw bodies: garbage, deep JSON, invalid UTF-8 and wrong shapes are refused cleanly', async () => {

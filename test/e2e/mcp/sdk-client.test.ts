@@ -170,6 +170,88 @@ describe('MCP tool server with the official SDK client', () => {
     await client.close();
   });
 
+  it('on 2025-11-25: pages the documents as resources, reads one by page, and gets the prompts', async () => {
+    const client = await connect(tokens.pro);
+    expect((client.transport as { protocolVersion?: string }).protocolVersion).toBe('2025-11-25');
+    expect(client.getServerCapabilities()).toMatchObject({ resources: {}, prompts: {}, tools: {} });
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.name).sort()).toEqual(['features.pdf', 'prices-v2.pdf']);
+    const features = resources.find((r) => r.name === 'features.pdf')!;
+    expect(features).toMatchObject({
+      uri: expect.stringMatching(/^pds:\/\/documents\/\d+$/),
+      title: 'features.pdf (Harbour Lights)',
+      mimeType: 'text/plain',
+    });
+    const read = await client.readResource({ uri: features.uri });
+    expect(read.contents.map((c) => [c.uri, c.mimeType])).toEqual([
+      [`${features.uri}/pages/1`, 'text/plain'],
+      [`${features.uri}/pages/2`, 'text/plain'],
+    ]);
+    expect((read.contents[0] as { text: string }).text).toBe(
+      'Kitchen: 30" gas range, quartz counter-tops.\nBath: frameless glass shower.',
+    );
+    expect(read._meta).toMatchObject({
+      next_page: null,
+      pages: [{ page_number: 1, url: expect.stringMatching(/\/pdf\?team=\d+#page=1$/) }, { page_number: 2 }],
+    });
+    const page = await client.readResource({ uri: `${features.uri}/pages/2` });
+    expect(page.contents).toEqual([
+      { uri: `${features.uri}/pages/2`, mimeType: 'text/plain', text: "Second page: 9' ceilings." },
+    ]);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.name)).toEqual(['document', 'document-page', 'project-documents']);
+    const inventory = await client.readResource({ uri: `pds://projects/${projectId}/documents` });
+    expect(JSON.parse((inventory.contents[0] as { text: string }).text).meta.total_documents).toBe(2);
+    await expect(client.readResource({ uri: 'pds://documents/999999' })).rejects.toThrow(
+      /document 999999 not found/,
+    );
+    await expect(client.readResource({ uri: 'file:///etc/passwd' })).rejects.toThrow(/Resource not found/);
+
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual([
+      'compare-incentives-in-city',
+      'summarize-deposit-structure',
+      'find-feature-across-projects',
+    ]);
+    const compare = await client.getPrompt({
+      name: 'compare-incentives-in-city',
+      arguments: { city: 'Toronto' },
+    });
+    expect((compare.messages[0].content as { text: string }).text).toMatch(
+      /list-projects with city "Toronto"/,
+    );
+    const deposits = await client.getPrompt({
+      name: 'summarize-deposit-structure',
+      arguments: { project_id: String(projectId) },
+    });
+    expect((deposits.messages.at(-1)!.content as { text: string }).text).toMatch(
+      /no indexed deposit-structure document/,
+    );
+    await expect(client.getPrompt({ name: 'compare-incentives-in-city', arguments: {} })).rejects.toThrow(
+      /Missing required argument 'city'/,
+    );
+    await expect(
+      client.getPrompt({ name: 'summarize-deposit-structure', arguments: { project_id: '999999' } }),
+    ).rejects.toThrow(/project 999999 not found/);
+    await client.close();
+  });
+
+  it('resources follow the plan: essential is refused, elite also lists and reads older revisions', async () => {
+    const essential = await connect(tokens.essential);
+    await expect(essential.listResources()).rejects.toThrow(/requires a Pro plan/);
+    await essential.close();
+    const elite = await connect(tokens.elite);
+    const { resources } = await elite.listResources();
+    const old = resources.find((r) => r.name === 'prices-v1.pdf')!;
+    expect(old.description).toMatch(/an older revision/);
+    const text = await elite.readResource({ uri: old.uri });
+    expect((text.contents[0] as { text: string }).text).toBe('Assignment fee: $5,000 (old terms)');
+    await elite.close();
+    const pro = await connect(tokens.pro);
+    await expect(pro.readResource({ uri: old.uri })).rejects.toThrow(/not found/);
+    await pro.close();
+  });
+
   it('reports tool failures as isError results a model can act on', async () => {
     const client = await connect(tokens.pro);
     const bad = await client.callTool({
@@ -305,7 +387,9 @@ describe('MCP transport rules', () => {
   it('protocol errors: parse, batch, unknown method, notifications, methods, versions, origin, size', async () => {
     expect((await post('{"jsonrpc":')).json.error.code).toBe(-32700);
     expect((await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }])).json.error.code).toBe(-32600);
-    expect((await post({ jsonrpc: '2.0', id: 2, method: 'resources/list' })).json.error.code).toBe(-32601);
+    expect((await post({ jsonrpc: '2.0', id: 2, method: 'completion/complete' })).json.error.code).toBe(
+      -32601,
+    );
     expect((await post({ jsonrpc: '2.0', id: 3, method: 'ping' })).json).toEqual({
       jsonrpc: '2.0',
       id: 3,
@@ -327,10 +411,26 @@ describe('MCP transport rules', () => {
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
     });
     expect(init2.json.result.protocolVersion).toBe('2025-06-18');
-    expect(
-      (await post({ jsonrpc: '2.0', id: 6, method: 'ping' }, { 'mcp-protocol-version': '2020-01-01' }))
-        .status,
-    ).toBe(400);
+    // 2026-07-28 has no handshake: an initialize asking for it is answered with the newest that has one.
+    const init3 = await post({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'initialize',
+      params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
+    expect(init3.json.result.protocolVersion).toBe('2025-11-25');
+    const badVersion = await post(
+      { jsonrpc: '2.0', id: 6, method: 'ping' },
+      { 'mcp-protocol-version': '2020-01-01' },
+    );
+    expect([badVersion.status, badVersion.json.error.code, badVersion.json.error.data]).toEqual([
+      400,
+      -32022,
+      {
+        supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
+        requested: '2020-01-01',
+      },
+    ]);
     expect(
       (await post({ jsonrpc: '2.0', id: 7, method: 'ping' }, { origin: 'https://evil.example' })).status,
     ).toBe(403);

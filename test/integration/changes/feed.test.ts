@@ -200,6 +200,34 @@ describe('the change feed', () => {
     expect(again).toMatchObject({ data: [], meta: { returned: 0, nextCursor: all.cursor, hasMore: false } });
   });
 
+  it('orders transaction ids as numbers: a page past tx 9 still has tx 10 and 100, each once', async () => {
+    // Ids with fewer digits sort after longer ones as text ("9" > "10"); the feed must not.
+    const fake = 2_147_480_000;
+    for (const tx of ['100', '9', '10']) {
+      await sql(
+        `insert into change_event (tx, type, subject_type, subject_id, project_id, changes)
+         values (?::text::xid8, 'project.changed', 'project', ?, ?, '{}')`,
+        [tx, fake, fake],
+      );
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 10; i++) {
+      const page = await read(cursor, { first: 1, p: fake });
+      seen.push(...page.data.map((e: any) => e.id));
+      cursor = page.meta.nextCursor;
+      if (!page.meta.hasMore) break;
+    }
+    const ids = (
+      await sql(`select id::text as id from change_event where project_id = ? order by change_event.tx`, [
+        fake,
+      ])
+    ).map((r: any) => r.id);
+    expect(seen).toEqual(ids);
+    expect(ids).toHaveLength(3);
+    await sql('delete from change_event where project_id = ?', [fake]);
+  });
+
   it('refuses bad arguments with the field named', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ after: 'not-a-cursor' }, /after: is not a cursor/],

@@ -224,6 +224,67 @@ describe('webhook delivery', () => {
     await remove(endpoint);
   });
 
+  it('an endpoint disabled by a 410 sends none of its other waiting deliveries', async () => {
+    const endpoint = await register(['project.created']);
+    const db = t.app.db.orm.em.fork().getConnection();
+    receiver.plan = (n) => (n === 0 ? 503 : 410);
+    const sentBefore = receiver.n;
+    await createProject(t);
+    await t.app.webhooks.runOnce();
+    const [waiting] = await deliveries(endpoint);
+    expect(waiting).toMatchObject({ status: 'pending', attempts: 1 });
+    // Its retry is not due while the next event's delivery meets the 410.
+    await db.execute(`update webhook_delivery set next_attempt_at = now() + interval '1 hour' where id = ?`, [
+      waiting.id,
+    ]);
+    await createProject(t);
+    await until(async () => (await deliveries(endpoint)).some((d: any) => d.lastStatusCode === 410));
+    const [state] = (await owner.gql(ENDPOINTS, { t: teamId })).data.webhookEndpoints.filter(
+      (e: any) => e.id === endpoint,
+    );
+    expect(state).toMatchObject({ enabled: false, disabledReason: 'the endpoint answered 410 Gone' });
+    const after = await deliveries(endpoint);
+    expect(after.find((d: any) => d.id === waiting.id)).toMatchObject({
+      status: 'failed',
+      lastError: 'not sent: the endpoint was disabled',
+    });
+    // Due again, it is still not sent.
+    await db.execute(`update webhook_delivery set next_attempt_at = now() where id = ?`, [waiting.id]);
+    await t.app.webhooks.runOnce();
+    expect(receiver.n - sentBefore).toBe(2);
+    await remove(endpoint);
+  });
+
+  it('disabling an endpoint fails its waiting deliveries and sends nothing more; a member may not', async () => {
+    const endpoint = await register(['project.created']);
+    receiver.plan = () => 503;
+    await createProject(t);
+    await t.app.webhooks.runOnce();
+    expect((await deliveries(endpoint))[0]).toMatchObject({ status: 'pending', attempts: 1 });
+    const refused = await member.gql(`mutation($id: Int!) { disableWebhookEndpoint(id: $id) { enabled } }`, {
+      id: endpoint,
+    });
+    expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const res = await owner.gql(
+      `mutation($id: Int!) { disableWebhookEndpoint(id: $id) { enabled disabledReason } }`,
+      { id: endpoint },
+    );
+    expect(res.data.disableWebhookEndpoint).toEqual({
+      enabled: false,
+      disabledReason: 'disabled by the team',
+    });
+    expect((await deliveries(endpoint))[0]).toMatchObject({
+      status: 'failed',
+      lastError: 'not sent: the endpoint was disabled',
+    });
+    const sent = receiver.n;
+    await createProject(t);
+    for (let i = 0; i < 3; i++) await t.app.webhooks.runOnce();
+    expect(receiver.n).toBe(sent);
+    expect(await deliveries(endpoint)).toHaveLength(1);
+    await remove(endpoint);
+  });
+
   it('fails a delivery after the whole schedule and disables its endpoint', async () => {
     const endpoint = await register(['project.created']);
     receiver.plan = () => 503;

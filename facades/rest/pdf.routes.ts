@@ -1,14 +1,11 @@
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { combineRanges, parse as parseRange } from 'range-parser';
-import { requireDocumentIntelligence } from '../auth/entitlements.js';
-import { createContext, type AppDeps } from '../context/context.js';
-import { AppError } from '../errors/catalogue.js';
-import { unavailableError } from '../db/availability.js';
-import { sendRestError } from '../http/rest-errors.js';
-import { USER_PATHS } from '../users/paths.js';
-import { documentPdf, documentPdfBytes } from './documents.service.js';
-import { DOCUMENT_PDF_PATH } from './pdf-link.js';
+import { requireDocumentIntelligence } from '../../src/auth/entitlements.js';
+import { createContext, type AppDeps } from '../../src/context/context.js';
+import { AppError } from '../../src/errors/catalogue.js';
+import { unavailableError } from '../../src/db/availability.js';
+import { sendRestError } from '../../src/http/rest-errors.js';
 
 /** How long a browser may reuse a PDF without asking again (it is revalidated by its ETag after). */
 const PDF_MAX_AGE_SECONDS = 300;
@@ -34,7 +31,9 @@ function wantsPage(request: FastifyRequest): boolean {
  * directory) do not apply: the headers they would set are set here, with range-parser (the parser
  * `send` uses) for Range and content-disposition for the file name. The answer is private (it
  * depends on who asks), revalidated by its strong ETag (the content's SHA-256), and a Range
- * request reads only its bytes from the database.
+ * request reads only its bytes from the database. The documents feature lends the reads and the
+ * path (`deps.documentPdfs`, src/documents/pdf.ts), the users feature the sign-in page
+ * (`deps.auth.signInPath`).
  */
 export async function registerPdfRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   await app.register((scope, _opts, done) => {
@@ -47,10 +46,10 @@ export async function registerPdfRoutes(app: FastifyInstance, deps: AppDeps): Pr
       deps.log.error({ err, requestId: request.id }, 'pdf failed');
       return sendRestError(reply, new AppError('INTERNAL'));
     });
-    scope.get<PdfRequest>(DOCUMENT_PDF_PATH, async (request, reply: FastifyReply) => {
+    scope.get<PdfRequest>(deps.documentPdfs.path, async (request, reply: FastifyReply) => {
       const session = deps.auth.sessionCookie(request);
       if (!request.headers.authorization && !session && wantsPage(request)) {
-        return reply.redirect(`${USER_PATHS.login}?next=${encodeURIComponent(request.url)}`, 303);
+        return reply.redirect(`${deps.auth.signInPath}?next=${encodeURIComponent(request.url)}`, 303);
       }
       const ctx = await createContext(
         {
@@ -69,7 +68,7 @@ export async function registerPdfRoutes(app: FastifyInstance, deps: AppDeps): Pr
       if (!/^[1-9]\d{0,9}$/.test(request.params.documentId) || id > 2147483647) {
         throw new AppError('NOT_FOUND', `document ${request.params.documentId.slice(0, 20)} not found`);
       }
-      const pdf = await documentPdf(ctx.em, access, id);
+      const pdf = await deps.documentPdfs.find(ctx.em, access, id);
       const etag = `"${pdf.contentHash}"`;
       void reply
         .header('content-type', 'application/pdf')
@@ -95,7 +94,7 @@ export async function registerPdfRoutes(app: FastifyInstance, deps: AppDeps): Pr
         const ranges = parsed.type === 'bytes' ? combineRanges(parsed.ranges) : [];
         if (ranges.length === 1) {
           const { start, end } = ranges[0];
-          const part = await documentPdfBytes(ctx.em, id, start, end);
+          const part = await deps.documentPdfs.read(ctx.em, id, start, end);
           return reply
             .code(206)
             .header('content-range', `bytes ${start}-${end}/${pdf.byteSize}`)
@@ -103,7 +102,7 @@ export async function registerPdfRoutes(app: FastifyInstance, deps: AppDeps): Pr
             .send(part);
         }
       }
-      const body = await documentPdfBytes(ctx.em, id, 0, pdf.byteSize - 1);
+      const body = await deps.documentPdfs.read(ctx.em, id, 0, pdf.byteSize - 1);
       return reply.header('content-length', body.length).send(body);
     });
     done();
