@@ -9,6 +9,7 @@ import {
   createUser,
 } from '../../support/factories.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
+import { describeWith } from '../../support/requirements.js';
 
 let t: TestApp;
 const tokens: Record<string, string> = {};
@@ -260,29 +261,32 @@ describe('the change feed', () => {
 
 const databaseUrl = process.env.DATABASE_URL;
 // Needs two connections with open transactions at once; the embedded PGlite has one connection.
-(databaseUrl ? describe : describe.skip)('the change feed with concurrent writers (PostgreSQL)', () => {
-  it('holds back events behind a running transaction, so none commits behind a cursor already handed out', async () => {
-    const project = await createProject(t);
-    const other = await createProject(t);
-    const { cursor } = await drain(null);
-    const slow = new pg.Client({ connectionString: t.config.databaseUrl! });
-    await slow.connect();
-    try {
-      await slow.query('begin');
-      // The slow transaction writes first (lower event id) and commits last.
-      await slow.query(`update project set storeys = 10 where id = $1`, [project.id]);
-      await sql(`update project set total_units = 99 where id = ?`, [other.id]);
-      const during = await drain(cursor);
-      expect(during.events).toEqual([]);
-      expect(during.cursor).toBe(cursor);
-      await slow.query('commit');
-      const after = await drain(cursor, {}, 2);
-      expect(after.events.map((e) => e.changes.map((c: any) => c.field))).toEqual([
-        ['storeys'],
-        ['total_units'],
-      ]);
-    } finally {
-      await slow.end();
-    }
-  });
-});
+describeWith(!!databaseUrl, 'needs a PostgreSQL server (DATABASE_URL)')(
+  'the change feed with concurrent writers (PostgreSQL)',
+  () => {
+    it('holds back events behind a running transaction, so none commits behind a cursor already handed out', async () => {
+      const project = await createProject(t);
+      const other = await createProject(t);
+      const { cursor } = await drain(null);
+      const slow = new pg.Client({ connectionString: t.config.databaseUrl! });
+      await slow.connect();
+      try {
+        await slow.query('begin');
+        // The slow transaction writes first (lower event id) and commits last.
+        await slow.query(`update project set storeys = 10 where id = $1`, [project.id]);
+        await sql(`update project set total_units = 99 where id = ?`, [other.id]);
+        const during = await drain(cursor);
+        expect(during.events).toEqual([]);
+        expect(during.cursor).toBe(cursor);
+        await slow.query('commit');
+        const after = await drain(cursor, {}, 2);
+        expect(after.events.map((e) => e.changes.map((c: any) => c.field))).toEqual([
+          ['storeys'],
+          ['total_units'],
+        ]);
+      } finally {
+        await slow.end();
+      }
+    });
+  },
+);

@@ -6,6 +6,7 @@ import { webhookUrlProblem } from '../../../src/webhooks/webhook-url.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { addMember, createProject, createTeam, createUser } from '../../support/factories.js';
 import { signIn, type SignedIn } from '../settings/session-graphql.js';
+import { describeWith } from '../../support/requirements.js';
 
 /** A local receiver whose answer each test sets; it verifies every signature it is sent. */
 class Receiver {
@@ -326,34 +327,37 @@ describe('webhook delivery', () => {
 
 const databaseUrl = process.env.DATABASE_URL;
 // A second process shares the database only on a server: the embedded PGlite lives in this one.
-(databaseUrl ? describe : describe.skip)('webhook delivery when a worker is killed (PostgreSQL)', () => {
-  it('a delivery claimed by a killed worker comes due again after its lease and is delivered once, same webhook-id', async () => {
-    const endpoint = await register(['project.created']);
-    receiver.plan = (n) => (n === 0 ? 'hang' : 200);
-    await createProject(t);
-    const hooks = new URL('../../../src/ingestion/source-hooks.ts', import.meta.url).pathname;
-    const child = fork(
-      new URL('../../support/webhook-deliverer.child.ts', import.meta.url).pathname,
-      [t.config.databaseUrl!, '3000'],
-      {
-        execArgv: ['--experimental-transform-types', '--no-warnings', '--import', hooks],
-        stdio: 'ignore',
-      },
-    );
-    try {
-      for (let i = 0; i < 200 && receiver.n === 0; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(receiver.n).toBe(1);
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
-      // Leased to the dead worker: not due yet.
-      await t.app.webhooks.runOnce();
-      expect((await deliveries(endpoint))[0]).toMatchObject({ status: 'pending', attempts: 1 });
-      await until(async () => (await deliveries(endpoint))[0]?.status === 'delivered', 400);
-      expect((await deliveries(endpoint))[0].attempts).toBe(2);
-      expect(receiver.received).toHaveLength(1);
-      expect(receiver.received[0].id).toMatch(/^msg_\d+$/);
-    } finally {
-      child.kill('SIGKILL');
-    }
-  }, 60_000);
-});
+describeWith(!!databaseUrl, 'needs a PostgreSQL server (DATABASE_URL)')(
+  'webhook delivery when a worker is killed (PostgreSQL)',
+  () => {
+    it('a delivery claimed by a killed worker comes due again after its lease and is delivered once, same webhook-id', async () => {
+      const endpoint = await register(['project.created']);
+      receiver.plan = (n) => (n === 0 ? 'hang' : 200);
+      await createProject(t);
+      const hooks = new URL('../../../src/ingestion/source-hooks.ts', import.meta.url).pathname;
+      const child = fork(
+        new URL('../../support/webhook-deliverer.child.ts', import.meta.url).pathname,
+        [t.config.databaseUrl!, '3000'],
+        {
+          execArgv: ['--experimental-transform-types', '--no-warnings', '--import', hooks],
+          stdio: 'ignore',
+        },
+      );
+      try {
+        for (let i = 0; i < 200 && receiver.n === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(receiver.n).toBe(1);
+        child.kill('SIGKILL');
+        await new Promise((r) => child.once('exit', r));
+        // Leased to the dead worker: not due yet.
+        await t.app.webhooks.runOnce();
+        expect((await deliveries(endpoint))[0]).toMatchObject({ status: 'pending', attempts: 1 });
+        await until(async () => (await deliveries(endpoint))[0]?.status === 'delivered', 400);
+        expect((await deliveries(endpoint))[0].attempts).toBe(2);
+        expect(receiver.received).toHaveLength(1);
+        expect(receiver.received[0].id).toMatch(/^msg_\d+$/);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    }, 60_000);
+  },
+);
