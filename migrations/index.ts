@@ -15,6 +15,7 @@ import { Migration20261128000000ChangeEvents } from './Migration20261128000000Ch
 import { Migration20261128001000Webhooks } from './Migration20261128001000Webhooks.js';
 import { Migration20261128020000RolledKeyWindow } from './Migration20261128020000RolledKeyWindow.js';
 import { Migration20261128023000_client_id_urls } from './Migration20261128023000_client_id_urls.js';
+import { Migration20261128030000_change_event_retention } from './Migration20261128030000_change_event_retention.js';
 
 /**
  * The one naming scheme of migrations: `Migration<UTC yyyyMMddHHmmss>_<snake_case_name>`, which
@@ -49,4 +50,8 @@ export const MIGRATIONS = [
   { name: 'Migration20261128001000Webhooks', class: Migration20261128001000Webhooks },
   { name: 'Migration20261128020000RolledKeyWindow', class: Migration20261128020000RolledKeyWindow },
   { name: 'Migration20261128023000_client_id_urls', class: Migration20261128023000_client_id_urls },
+  {
+    name: 'Migration20261128030000_change_event_retention',
+    class: Migration20261128030000_change_event_retention,
+  },
 ];

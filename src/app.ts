@@ -29,12 +29,14 @@ import { registerOAuth } from './oauth/oauth.plugin.js';
 import { registerUsers, sessionAuth } from './users/users.plugin.js';
 import { registerSettings } from './settings/settings.routes.js';
 import { UsageCounter } from './usage/usage.counter.js';
+import type { McpExtras } from '../facades/mcp/extras.js';
 import { registerMcp } from '../facades/mcp/mcp.plugin.js';
 import { registerApiReference } from '../facades/rest/api-reference.js';
 import { registerRest } from '../facades/rest/rest.plugin.js';
 import { registerUploadRoutes } from '../facades/rest/upload.routes.js';
 import { startRederivation } from './search/text/rederive.js';
 import { WebhookDeliverer } from './webhooks/delivery.js';
+import { ChangeEventPruner } from './changes/retention.js';
 import { registerPdfRoutes } from '../facades/rest/pdf.routes.js';
 import { documentPdfs } from './documents/pdf.js';
 
@@ -44,6 +46,8 @@ export interface App {
   deps: AppDeps;
   /** Signed webhook deliveries; running when this process runs the worker. */
   webhooks: WebhookDeliverer;
+  /** Deletes change events past CHANGE_EVENT_RETENTION_DAYS; running when this process runs the worker. */
+  changeEvents: ChangeEventPruner;
   close(): Promise<void>;
 }
 
@@ -63,6 +67,8 @@ export interface AppOptions {
   jobTiming?: Partial<JobTiming>;
   /** The time credentials are judged by (tests move it forward instead of sleeping). */
   clock?: () => Date;
+  /** Resources, resource templates and prompts served on /mcp beside the service's own (tests add fixtures). */
+  mcpExtras?: McpExtras;
 }
 
 async function openLimiter(
@@ -209,7 +215,7 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
   await registerGraphQL(server, schema, deps);
   await registerOAuth(server, deps);
   await registerSettings(server, deps);
-  await registerMcp(server, schema, deps);
+  await registerMcp(server, schema, deps, opts.mcpExtras);
   await registerRest(server, schema, deps);
   await registerApiReference(server);
   await registerUploadRoutes(server, deps);
@@ -219,9 +225,15 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     { ...config.webhooks, pollMs: 1000 },
     server.log,
   );
+  const pruner = new ChangeEventPruner(
+    await db.orm.em.getConnection('write').getNativeClient(),
+    config.changeEventRetentionDays,
+    server.log,
+  );
   if (opts.worker ?? true) {
     await ingestion.startWorker();
     webhooks.start();
+    pruner.start();
   }
   // Stored search text derived by an older normalizer is derived again in the background, by every
   // process that runs extraction jobs (they share the work): src/search/text/rederive.ts.
@@ -233,12 +245,14 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     db,
     deps,
     webhooks,
+    changeEvents: pruner,
     close: async () => {
       if (closed) return;
       closed = true;
       await server.close();
       await deps.usage.stop();
       await webhooks.stop();
+      await pruner.stop();
       await rederivation?.stop();
       await ingestion.stop();
       await limiter.close();

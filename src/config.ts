@@ -420,6 +420,15 @@ export const EnvSchema = z.object({
     .describe(
       'Seconds before each retry of a failed webhook delivery; after the last the delivery fails and its endpoint is disabled (the default spans about three days).',
     ),
+  CHANGE_EVENT_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3650)
+    .default(90)
+    .describe(
+      'Days change events are kept (the change feed, and the webhook delivery log with them); older ones are deleted by a background job every hour, never one whose webhook delivery is still pending. A feed cursor older than what is kept is refused (422), so a reader knows it missed events. 0 keeps every event.',
+    ),
 });
 
 type Env = z.infer<typeof EnvSchema>;
@@ -515,6 +524,8 @@ function toAppConfig(e: Env, trustProxy: TrustProxy, rateLimitStore: RateLimitSt
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       retrySchedule: Object.freeze(e.WEBHOOK_RETRY_SCHEDULE.split(',').map(Number)),
     }),
+    /** Days change events are kept; 0: forever (src/changes/retention.ts). */
+    changeEventRetentionDays: e.CHANGE_EVENT_RETENTION_DAYS,
   });
 }
 

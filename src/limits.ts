@@ -28,13 +28,21 @@ export const MCP_PROJECTS_PER_PAGE: IntRange = { ...PROJECTS_PER_PAGE, max: 25 }
  * the answer under a client's 100 KB budget (test/e2e/ai-clients/budgets.test.ts).
  */
 export const PROJECT_DOCUMENTS_PAGE = 40;
-/** Documents per page of the document library (MCP `resources/list`). */
-export const DOCUMENT_LIBRARY_PAGE = 50;
 /**
- * UTF-8 bytes of extracted text one read of a document's text answers (MCP `resources/read`): whole
- * pages until the next would pass it, so the message stays well under a client's 100 KB budget.
+ * Documents per page of the document library (MCP `resources/list`): at their longest (300-character
+ * names of 300 and 200-character project names, in two-byte letters) 40 keep the answer under a
+ * client's 100 KB budget (test/e2e/ai-clients/budgets.test.ts).
+ */
+export const DOCUMENT_LIBRARY_PAGE = 40;
+/**
+ * Bytes one read of a document's text answers (MCP `resources/read`), counted as the text is
+ * written in JSON (escapes included) plus DOCUMENT_PAGE_OVERHEAD_BYTES a page for what each page
+ * carries besides its text: whole pages until the next would pass it, so the message stays under a
+ * client's 100 KB budget however the text is made.
  */
 export const DOCUMENT_TEXT_BUDGET_BYTES = 60_000;
+/** What a page adds to a read besides its text (its uri, type, page link), at most. */
+export const DOCUMENT_PAGE_OVERHEAD_BYTES = 300;
 /** Pages one read of a document's text considers at most. */
 export const DOCUMENT_TEXT_MAX_PAGES = 200;
 /** Listings in one Floor Plan Match request. */

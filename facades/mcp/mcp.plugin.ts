@@ -8,7 +8,8 @@ import { runOperation } from '../operation.js';
 import { toolCallTimer } from '../../src/metrics/metrics.js';
 import { JSONRPC, MCP_ERROR, mcpFailure, methodFailure, toolError, type ToolResult } from './errors.js';
 import { Prompts } from './prompts.js';
-import { parseResourceUri, RESOURCE_TEMPLATES, Resources } from './resources.js';
+import type { McpExtras } from './extras.js';
+import { Resources } from './resources.js';
 import { loadTools, type Tool } from './tools.js';
 import {
   checkModernRequest,
@@ -62,14 +63,19 @@ function ajvMessage(validate: ValidateFunction): string {
     .join('; ');
 }
 
-function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps): JSONRPCServer<CallParams> {
+function buildRpc(
+  tools: Map<string, Tool>,
+  schema: GraphQLSchema,
+  deps: AppDeps,
+  extras: McpExtras,
+): JSONRPCServer<CallParams> {
   const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
   const validators = new Map(
     [...tools].map(([name, tool]) => [name, ajv.compile(tool.definition.inputSchema)]),
   );
   const rpc = new JSONRPCServer<CallParams>({ errorListener: () => undefined });
-  const resources = new Resources(schema);
-  const prompts = new Prompts(schema);
+  const resources = new Resources(schema, extras);
+  const prompts = new Prompts(schema, extras);
 
   /** Runs a resource or prompt read: a failure of its operation is a JSON-RPC error in the tools' words. */
   async function guarded<T>(
@@ -130,13 +136,13 @@ function buildRpc(tools: Map<string, Tool>, schema: GraphQLSchema, deps: AppDeps
       throw new JSONRPCErrorException('cursor must be a string', JSONRPC.INVALID_PARAMS);
     return guarded(() => resources.list(cursor ?? undefined, ctx), ctx, modern);
   });
-  rpc.addMethod('resources/templates/list', () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  rpc.addMethod('resources/templates/list', () => ({ resourceTemplates: resources.templates() }));
   rpc.addMethod('resources/read', async (params: unknown, { ctx, modern }: CallParams) => {
     const uri = (params as { uri?: unknown } | undefined)?.uri;
     const notFound = modern ? JSONRPC.INVALID_PARAMS : MCP_ERROR.RESOURCE_NOT_FOUND_LEGACY;
     if (typeof uri !== 'string')
       throw new JSONRPCErrorException('uri must be a string', JSONRPC.INVALID_PARAMS);
-    const ref = parseResourceUri(uri);
+    const ref = resources.resolve(uri);
     if (!ref) {
       throw new JSONRPCErrorException(
         `Resource not found: ${uri.slice(0, 200)}. Resources are pds://documents/{document_id}, pds://documents/{document_id}/pages/{page} and pds://projects/{project_id}/documents (resources/templates/list)`,
@@ -297,9 +303,14 @@ function rpcError(
  * application/json. Every request goes through the one context (bearer token → team → plan →
  * rate limit) before any method runs; each tool is a GraphQL operation on the one schema.
  */
-export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, deps: AppDeps): Promise<void> {
+export async function registerMcp(
+  app: FastifyInstance,
+  schema: GraphQLSchema,
+  deps: AppDeps,
+  extras: McpExtras = {},
+): Promise<void> {
   const tools = loadTools(schema);
-  const rpc = buildRpc(tools, schema, deps);
+  const rpc = buildRpc(tools, schema, deps, extras);
   // RFC 9728: the resource's metadata is served by the authorization server (src/oauth).
   const resourceMetadataUrl = `${deps.config.publicBaseUrl}/.well-known/oauth-protected-resource`;
 
@@ -350,19 +361,6 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
           });
       }
       const version = request.headers['mcp-protocol-version'];
-      if (
-        typeof version === 'string' &&
-        !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)
-      ) {
-        return rpcError(
-          reply,
-          400,
-          MCP_ERROR.UNSUPPORTED_PROTOCOL_VERSION,
-          `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
-          null,
-          { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version },
-        );
-      }
       let message: unknown;
       try {
         message = JSON.parse(typeof request.body === 'string' ? request.body : '');
@@ -400,6 +398,20 @@ export async function registerMcp(app: FastifyInstance, schema: GraphQLSchema, d
       if (exactId !== undefined) m.id = 0;
       const requestedVersion = requestedModernVersion(m.params);
       const modern = requestedVersion !== undefined || version === MODERN_PROTOCOL_VERSION;
+      if (
+        !modern &&
+        typeof version === 'string' &&
+        !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)
+      ) {
+        return rpcError(
+          reply,
+          400,
+          MCP_ERROR.UNSUPPORTED_PROTOCOL_VERSION,
+          `Unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+          exactId ?? m.id ?? null,
+          { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: version },
+        );
+      }
       if (modern) {
         const refusal = checkModernRequest(
           { method: m.method, params: m.params },

@@ -4,6 +4,8 @@ import type { RequestContext } from '../../src/context/context.js';
 import { MAX_QUERY_LENGTH } from '../../src/limits.js';
 import { loadOperation, runOperation, type FacadeOperation } from '../operation.js';
 import { JSONRPC } from './errors.js';
+import type { ExtraPrompt, McpExtras } from './extras.js';
+import type { ResourceContent } from './resources.js';
 import { loadTools } from './tools.js';
 
 /**
@@ -22,11 +24,12 @@ export interface PromptDefinition {
 
 type Content =
   | { type: 'text'; text: string }
-  | { type: 'resource'; resource: { uri: string; mimeType: string; text: string } };
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'resource'; resource: ResourceContent };
 
 export interface PromptResult {
-  description: string;
-  messages: { role: 'user'; content: Content }[];
+  description?: string;
+  messages: { role: 'user' | 'assistant'; content: Content }[];
 }
 
 const CITE =
@@ -94,29 +97,57 @@ interface DocumentText {
   next_page: number | null;
 }
 
+const definition = ({ name, title, description, arguments: args }: PromptDefinition): PromptDefinition => ({
+  name,
+  title,
+  description,
+  arguments: args.map((a) => ({ name: a.name, description: a.description, required: a.required })),
+});
+
 export class Prompts {
   private readonly projectDocuments: FacadeOperation;
   private readonly readDocument: FacadeOperation;
+  private readonly extras: Map<string, ExtraPrompt>;
 
-  constructor(schema: GraphQLSchema) {
+  constructor(schema: GraphQLSchema, extras: McpExtras = {}) {
     this.projectDocuments = loadTools(schema).get('list-project-documents')!.operation;
     this.readDocument = loadOperation(schema, import.meta.dirname + '/resources', 'read-document.graphql');
+    this.extras = new Map();
+    for (const extra of extras.prompts ?? []) {
+      if (PROMPTS.some((p) => p.name === extra.name) || this.extras.has(extra.name))
+        throw new Error(`MCP extra prompt ${extra.name}: the name is already served`);
+      this.extras.set(extra.name, extra);
+    }
   }
 
+  /** The service's prompts, then any extra ones. */
   list(): PromptDefinition[] {
-    return PROMPTS;
+    return [...PROMPTS, ...[...this.extras.values()].map(definition)];
   }
 
   async get(name: unknown, rawArgs: unknown, ctx: RequestContext): Promise<PromptResult> {
-    const prompt = PROMPTS.find((p) => p.name === name);
+    const extra = typeof name === 'string' ? this.extras.get(name) : undefined;
+    const prompt = extra ?? PROMPTS.find((p) => p.name === name);
     if (!prompt)
-      invalid(`Unknown prompt: ${JSON.stringify(name)}. Available: ${PROMPTS.map((p) => p.name).join(', ')}`);
+      invalid(
+        `Unknown prompt: ${JSON.stringify(name)}. Available: ${this.list()
+          .map((p) => p.name)
+          .join(', ')}`,
+      );
     if (rawArgs !== undefined && rawArgs !== null && (typeof rawArgs !== 'object' || Array.isArray(rawArgs)))
       invalid('arguments must be an object of strings');
     const args = (rawArgs ?? {}) as Record<string, unknown>;
     const known = new Set(prompt.arguments.map((a) => a.name));
     const unknown = Object.keys(args).find((k) => !known.has(k));
     if (unknown) invalid(`Unknown argument '${unknown}' for prompt ${prompt.name}`);
+    if (extra) {
+      const values: Record<string, string> = {};
+      for (const a of extra.arguments) {
+        const value = stringArgument(args, a.name, a.required);
+        if (value !== null) values[a.name] = value;
+      }
+      return extra.get(values, ctx);
+    }
     switch (prompt.name) {
       case 'compare-incentives-in-city': {
         const city = stringArgument(args, 'city', true)!;

@@ -1,5 +1,7 @@
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../../src/context/context.js';
+import type { ExtraResource, ExtraResourceTemplate, McpExtras } from './extras.js';
 import { loadOperation, runOperation, type FacadeOperation } from '../operation.js';
 import { loadTools } from './tools.js';
 
@@ -51,7 +53,8 @@ export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
 /** A resource URI, parsed: which read it asks for, or null when it is none of ours. */
 type ResourceRef =
   | { kind: 'document'; documentId: number; page: number | null }
-  | { kind: 'project-documents'; projectId: number; cursor: string | null };
+  | { kind: 'project-documents'; projectId: number; cursor: string | null }
+  | { kind: 'extra'; read: (ctx: RequestContext) => Promise<ResourceContent[]> };
 
 const MAX_INT = 2_147_483_647;
 const id = (text: string) => {
@@ -89,19 +92,25 @@ interface Operations {
   projectDocuments: FacadeOperation;
 }
 
+interface ListedResource {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+}
+
 export interface ResourceList {
-  resources: {
-    uri: string;
-    name: string;
-    title: string;
-    description: string;
-    mimeType: string;
-  }[];
+  resources: ListedResource[];
   nextCursor?: string;
 }
 
+/** One item of a read: text, or binary as Base64 in `blob`. */
+export type ResourceContent =
+  { uri: string; mimeType: string; text: string } | { uri: string; mimeType: string; blob: string };
+
 export interface ResourceContents {
-  contents: { uri: string; mimeType: string; text: string }[];
+  contents: ResourceContent[];
   _meta?: Record<string, unknown>;
 }
 
@@ -119,10 +128,28 @@ interface DocumentTextResult {
   next_page: number | null;
 }
 
+const templateEntry = ({ uriTemplate, name, title, description, mimeType }: ResourceTemplate) => ({
+  uriTemplate,
+  name,
+  title,
+  description,
+  mimeType,
+});
+
+const listed = ({ uri, name, title, description, mimeType }: ListedResource): ListedResource => ({
+  uri,
+  name,
+  title,
+  description,
+  mimeType,
+});
+
 export class Resources {
   private readonly ops: Operations;
+  private readonly extraResources: Map<string, ExtraResource>;
+  private readonly extraTemplates: { template: UriTemplate; extra: ExtraResourceTemplate }[];
 
-  constructor(schema: GraphQLSchema) {
+  constructor(schema: GraphQLSchema, extras: McpExtras = {}) {
     const dir = import.meta.dirname + '/resources';
     this.ops = {
       list: loadOperation(schema, dir, 'list-documents.graphql'),
@@ -130,6 +157,41 @@ export class Resources {
       // The project-documents template answers as the list-project-documents tool does.
       projectDocuments: loadTools(schema).get('list-project-documents')!.operation,
     };
+    this.extraResources = new Map();
+    for (const extra of extras.resources ?? []) {
+      if (parseResourceUri(extra.uri) || this.extraResources.has(extra.uri))
+        throw new Error(`MCP extra resource ${extra.uri}: the uri is already served`);
+      this.extraResources.set(extra.uri, extra);
+    }
+    const templateNames = new Set(RESOURCE_TEMPLATES.map((t) => t.name));
+    this.extraTemplates = (extras.resourceTemplates ?? []).map((extra) => {
+      if (templateNames.has(extra.name))
+        throw new Error(`MCP extra resource template ${extra.name}: the name is already served`);
+      templateNames.add(extra.name);
+      return { template: new UriTemplate(extra.uriTemplate), extra };
+    });
+  }
+
+  /** What `resources/templates/list` answers: the service's templates, then any extra ones. */
+  templates(): ResourceTemplate[] {
+    return [...RESOURCE_TEMPLATES, ...this.extraTemplates.map(({ extra }) => templateEntry(extra))];
+  }
+
+  /** Which read a URI asks for: one of the service's resources, else an extra one; null for none. */
+  resolve(uri: string): ResourceRef | null {
+    const ref = parseResourceUri(uri);
+    if (ref) return ref;
+    const extra = this.extraResources.get(uri);
+    if (extra) return { kind: 'extra', read: (ctx) => extra.read(ctx) };
+    for (const { template, extra } of this.extraTemplates) {
+      const matched = template.match(uri);
+      if (!matched) continue;
+      const variables = Object.fromEntries(
+        Object.entries(matched).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]),
+      );
+      return { kind: 'extra', read: (ctx) => extra.read(uri, variables, ctx) };
+    }
+    return null;
   }
 
   async list(cursor: string | undefined, ctx: RequestContext): Promise<ResourceList> {
@@ -148,20 +210,21 @@ export class Resources {
       };
     }>(this.ops.list, { cursor: cursor ?? null }, ctx);
     const { result } = data;
-    return {
-      resources: result.data.map((d) => ({
-        uri: documentUri(d.document_id),
-        name: d.name,
-        title: `${d.name} (${d.project_name})`,
-        description: `${d.category} of ${d.project_name}: ${d.page_count} pages, extraction ${d.extraction_status}${d.is_latest ? '' : '; an older revision'}`,
-        mimeType: 'text/plain',
-      })),
-      ...(result.meta.next_cursor ? { nextCursor: result.meta.next_cursor } : {}),
-    };
+    const documents = result.data.map((d) => ({
+      uri: documentUri(d.document_id),
+      name: d.name,
+      title: `${d.name} (${d.project_name})`,
+      description: `${d.category}: ${d.page_count} pages, extraction ${d.extraction_status}${d.is_latest ? '' : '; an older revision'}`,
+      mimeType: 'text/plain',
+    }));
+    if (result.meta.next_cursor) return { resources: documents, nextCursor: result.meta.next_cursor };
+    // Extra resources follow the documents, on the last page.
+    return { resources: [...documents, ...[...this.extraResources.values()].map(listed)] };
   }
 
-  /** The contents of a resource this server names (parseResourceUri); the caller refuses others. */
+  /** The contents of a resource resolve() named; the caller refuses a URI it did not. */
   async read(uri: string, ref: ResourceRef, ctx: RequestContext): Promise<ResourceContents> {
+    if (ref.kind === 'extra') return { contents: await ref.read(ctx) };
     if (ref.kind === 'project-documents') {
       const { result } = await runOperation<{ result: unknown }>(
         this.ops.projectDocuments,

@@ -59,10 +59,11 @@ function decodeHeader(value: string): string | null {
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
 
 /**
- * Checks a 2026-07-28 request against the revision's rules before any method runs: a version this
- * server serves (else UnsupportedProtocolVersion, -32022, listing the supported ones), client
- * capabilities in `_meta`, and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers equal to
- * the body (else HeaderMismatch, -32020). Both are HTTP 400. Null when the request passes.
+ * Checks a 2026-07-28 request against the revision's rules before any method runs: the
+ * MCP-Protocol-Version header equal to the version in `_meta` (else HeaderMismatch, -32020), a
+ * version this server serves (else UnsupportedProtocolVersion, -32022, listing the supported
+ * ones), client capabilities in `_meta` (else -32602), and the Mcp-Method and Mcp-Name headers
+ * equal to the body (-32020). All are HTTP 400. Null when the request passes.
  */
 export function checkModernRequest(
   message: { method: string; params?: unknown },
@@ -73,10 +74,20 @@ export function checkModernRequest(
   if (version === undefined) {
     return {
       status: 400,
-      code: MCP_ERROR.HEADER_MISMATCH,
-      message: `Header mismatch: MCP-Protocol-Version header is '${MODERN_PROTOCOL_VERSION}' but _meta["${META_VERSION}"] is missing`,
+      code: JSONRPC.INVALID_PARAMS,
+      message: `_meta["${META_VERSION}"] is required on ${MODERN_PROTOCOL_VERSION} requests (the MCP-Protocol-Version header names it)`,
     };
   }
+  const mismatch = (text: string): Refusal => ({
+    status: 400,
+    code: MCP_ERROR.HEADER_MISMATCH,
+    message: `Header mismatch: ${text}`,
+  });
+  const headerVersion = single(headers['mcp-protocol-version']);
+  if (headerVersion !== version)
+    return mismatch(
+      `MCP-Protocol-Version header ${headerVersion === undefined ? 'is missing' : `'${headerVersion}'`} but _meta names ${JSON.stringify(version)}`,
+    );
   if (typeof version !== 'string' || !supported.includes(version) || version !== MODERN_PROTOCOL_VERSION) {
     return {
       status: 400,
@@ -97,16 +108,6 @@ export function checkModernRequest(
       message: `_meta["${META_CAPABILITIES}"] is required on 2026-07-28 requests (an object; {} for none)`,
     };
   }
-  const mismatch = (text: string): Refusal => ({
-    status: 400,
-    code: MCP_ERROR.HEADER_MISMATCH,
-    message: `Header mismatch: ${text}`,
-  });
-  const headerVersion = single(headers['mcp-protocol-version']);
-  if (headerVersion !== version)
-    return mismatch(
-      `MCP-Protocol-Version header ${headerVersion === undefined ? 'is missing' : `'${headerVersion}'`} but _meta names '${version}'`,
-    );
   const method = single(headers['mcp-method']);
   if (method !== message.method)
     return mismatch(

@@ -40,6 +40,10 @@ export function answers(scope: string, own: Record<number, [string, z.ZodType]>)
         answer(description, body, rateLimitHeaders),
       ]),
     ),
+    400: answer(
+      'The request cannot be read: a "%" in the URL that does not start a %XX escape of UTF-8 text, or a body that is not JSON',
+      MessageSchema,
+    ),
     401: answer('No key supplied, or the key is invalid, inactive or expired', MessageSchema),
     403: answer(
       `The key lacks the ${scope} scope ({message}), or the team's plan is below Pro ({message, scope, upgrade_required})`,

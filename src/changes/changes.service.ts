@@ -76,6 +76,12 @@ export function readCursor(cursor: string | null | undefined): Position {
   return { tx: match[1], id: match[2] };
 }
 
+/** Whether position a comes before b in the feed's order. */
+function before(a: Position, b: Position): boolean {
+  const [atx, btx] = [BigInt(a.tx), BigInt(b.tx)];
+  return atx < btx || (atx === btx && BigInt(a.id) < BigInt(b.id));
+}
+
 interface EventRow {
   id: string;
   tx: string;
@@ -121,6 +127,20 @@ export async function listChanges(
   const projectId =
     input.projectId === null || input.projectId === undefined ? null : parseId('projectId', input.projectId);
   const query = await nativeQuery(em, 'write');
+  if (from !== START) {
+    // Events up to the horizon were deleted (CHANGE_EVENT_RETENTION_DAYS): a cursor before it
+    // would skip them without a word.
+    const [horizon] = await query<Position>(
+      'select tx::text, event_id::text as id from change_event_horizon where id = 1',
+      [],
+    );
+    if (horizon && before(from, horizon)) {
+      throw badInput(
+        'after',
+        'is older than the events the feed keeps: events after it were deleted. Start again without a cursor',
+      );
+    }
+  }
   const rows = await query<EventRow>(
     `select id::text, tx::text, occurred_at, type, subject_type, subject_id, project_id, changes
        from change_event
@@ -128,7 +148,7 @@ export async function listChanges(
         and tx < pg_snapshot_xmin(pg_current_snapshot())
         and ($3::text[] is null or type = any($3::text[]))
         and ($4::int is null or project_id = $4::int)
-      order by tx, id
+      order by change_event.tx, change_event.id
       limit $5`,
     [from.tx, from.id, types, projectId, first + 1],
   );

@@ -3,8 +3,10 @@ import type { DocumentIntelligenceAccess } from '../auth/entitlements.js';
 import { nativeQuery } from '../db/native.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { parseId } from '../errors/validate.js';
+import { rebuildPages } from '../revisions/page-text.js';
 import {
   DOCUMENT_LIBRARY_PAGE,
+  DOCUMENT_PAGE_OVERHEAD_BYTES,
   DOCUMENT_TEXT_BUDGET_BYTES,
   DOCUMENT_TEXT_MAX_PAGES,
   ENTITY_ID,
@@ -95,33 +97,29 @@ export interface DocumentTextView {
   nextPage: number | null;
 }
 
-/**
- * A page's text put back together from its chunks: consecutive chunks of a page are overlapping
- * slices of it (src/search/chunk.ts), so each one adds what follows the longest end of the text
- * so far that it starts with.
- */
-export function pageTextFromChunks(chunks: readonly string[]): string {
-  let text = '';
-  for (const chunk of chunks) {
-    let overlap = Math.min(text.length, chunk.length);
-    while (overlap > 0 && !text.endsWith(chunk.slice(0, overlap))) overlap--;
-    text += overlap === 0 && text ? `\n${chunk}` : chunk.slice(overlap);
-  }
-  return text;
+/** The bytes `text` takes written as a JSON string (escapes included), without its quotes. */
+function jsonBytes(text: string): number {
+  return Buffer.byteLength(JSON.stringify(text)) - 2;
 }
 
-/** The longest start of `text` within `bytes` UTF-8 bytes, never splitting a character. */
+/** The longest start of `text` that takes at most `bytes` written as JSON, never splitting a character. */
 function cutToBytes(text: string, bytes: number): string {
-  if (Buffer.byteLength(text) <= bytes) return text;
-  let end = Math.min(text.length, bytes);
-  while (end > 0 && Buffer.byteLength(text.slice(0, end)) > bytes) end = Math.floor(end * 0.9);
-  if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
-  return text.slice(0, end);
+  if (jsonBytes(text) <= bytes) return text;
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (jsonBytes(text.slice(0, mid)) <= bytes) low = mid;
+    else high = mid - 1;
+  }
+  if (low > 0 && /[\uD800-\uDBFF]/.test(text[low - 1])) low--;
+  return text.slice(0, low);
 }
 
 /**
  * A document's extracted text by page: `page` alone, or whole pages from the first until the next
- * would pass DOCUMENT_TEXT_BUDGET_BYTES (a page longer than that alone is cut and flagged). An
+ * would pass DOCUMENT_TEXT_BUDGET_BYTES as written in JSON (a page longer than that alone is cut
+ * and flagged). An
  * older revision only on Elite; otherwise NOT_FOUND, as for its PDF.
  */
 export async function documentText(
@@ -170,31 +168,27 @@ export async function documentText(
   if (doc.extraction_id === null) return { document, pages: [], nextPage: null };
   const first = page ?? 1;
   const last = page ?? first + DOCUMENT_TEXT_MAX_PAGES - 1;
-  const rows = await query<{ page_number: number; raw_text: string }>(
-    `select page_number, raw_text from chunk
+  const rows = await query<{ page_number: number; raw_text: string; text_hash: string }>(
+    `select page_number, raw_text, text_hash from chunk
       where extraction_id = $1 and page_number between $2 and $3
       order by chunk_index`,
     [doc.extraction_id, first, last],
   );
-  const byPage = new Map<number, string[]>();
-  for (const r of rows) {
-    const list = byPage.get(r.page_number) ?? [];
-    list.push(r.raw_text);
-    byPage.set(r.page_number, list);
-  }
+  const rebuilt = rebuildPages(
+    rows.map((r) => ({ pageNumber: r.page_number, rawText: r.raw_text, textHash: r.text_hash })),
+  );
   const pages: DocumentPageView[] = [];
   let used = 0;
   let nextPage: number | null = null;
-  for (const [pageNumber, chunks] of [...byPage].sort((a, b) => a[0] - b[0])) {
-    const full = pageTextFromChunks(chunks);
-    const bytes = Buffer.byteLength(full);
+  for (const { pageNumber, text: full } of rebuilt) {
+    const bytes = jsonBytes(full) + DOCUMENT_PAGE_OVERHEAD_BYTES;
     if (pages.length > 0 && used + bytes > DOCUMENT_TEXT_BUDGET_BYTES) {
       nextPage = pageNumber;
       break;
     }
-    const text = cutToBytes(full, DOCUMENT_TEXT_BUDGET_BYTES);
+    const text = cutToBytes(full, DOCUMENT_TEXT_BUDGET_BYTES - DOCUMENT_PAGE_OVERHEAD_BYTES);
     pages.push({ documentId, pageNumber, text, truncated: text.length < full.length });
-    used += Buffer.byteLength(text);
+    used += jsonBytes(text) + DOCUMENT_PAGE_OVERHEAD_BYTES;
   }
   if (nextPage === null) {
     // The next page with text past those considered, if any.

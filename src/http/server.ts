@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { AppDeps } from '../context/context.js';
 import { registerDeadline } from './deadline.js';
 import { redactUrl, refuseQueryCredentials } from './query-credentials.js';
@@ -38,6 +38,18 @@ export function buildHttpServer(
             },
           },
     bodyLimit: 1024 * 1024,
+    // A URL the router cannot take (a "%" not starting a %XX escape of UTF-8, a path segment over
+    // 100 characters) is answered in the shape of the entry point it was meant for, not Fastify's.
+    frameworkErrors: (err, request, reply) => {
+      const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      const message =
+        err.code === 'FST_ERR_BAD_URL'
+          ? 'The URL is not valid: a "%" must start a %XX escape of UTF-8 text'
+          : err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? 'A segment of the URL path is longer than 100 characters'
+            : 'The request cannot be routed';
+      void (reply as FastifyReply).code(status).send(urlAnswer(request.url, message));
+    },
     // A "__proto__" or "constructor.prototype" key in a JSON body is dropped, not refused: it never
     // means anything to this service, and refusing it answered as if the body were not JSON.
     onProtoPoisoning: 'remove',
@@ -58,4 +70,11 @@ export function buildHttpServer(
     retryAfterSeconds: config.overload.retryAfterSeconds,
   });
   return app;
+}
+
+/** The answer to a URL the router cannot take, in the shape of the entry point it was meant for. */
+function urlAnswer(url: string, message: string): unknown {
+  if (url.startsWith('/mcp')) return { jsonrpc: '2.0', id: null, error: { code: -32600, message } };
+  if (url.startsWith('/graphql')) return { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] };
+  return { message };
 }

@@ -73,7 +73,9 @@ export function publicUrlProblem(
   if (url.username || url.password) return 'must not carry a user name or password';
   const host = url.hostname.replace(/^\[|\]$/gu, '');
   if (isIP(host) && !isAllowedAddress(host, opts.allowLoopback)) return NOT_PUBLIC;
-  if (!isIP(host) && !opts.allowLoopback && (host === 'localhost' || host.endsWith('.localhost'))) {
+  // A name may end with the root's dot (`localhost.`), which names the same host.
+  const name = host.replace(/\.$/u, '').toLowerCase();
+  if (!isIP(host) && !opts.allowLoopback && (name === 'localhost' || name.endsWith('.localhost'))) {
     return NOT_PUBLIC;
   }
   return null;

@@ -62,8 +62,9 @@ export function clientIdUrlProblem(clientId: string, allowLoopback: boolean): st
   const url = new URL(clientId);
   if (url.pathname === '/' || url.pathname === '') return 'must have a path';
   if (clientId.includes('#')) return 'must not have a fragment';
-  if (/\/\.{1,2}(\/|$)|%2e/iu.test(clientId.slice(url.origin.length)))
-    return 'must not have dot segments in its path';
+  // `.` and `..` segments, written plainly or percent-encoded, in the path as written.
+  const path = clientId.slice(url.origin.length).split(/[?#]/u, 1)[0];
+  if (/(^|\/)(\.|%2e){1,2}(\/|$)/iu.test(path)) return 'must not have dot segments in its path';
   // The URL must be the client id as written: a URL the parser would rewrite is not one.
   if (url.href !== clientId) return 'must be written in its normalized form';
   return null;

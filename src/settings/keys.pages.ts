@@ -145,9 +145,9 @@ export interface CreatedSecret {
 }
 
 function tryIt(view: SettingsView, secret: string): SafeHtml {
-  return html`<p>Try it (building 1 of the demo data):</p>
+  return html`<p>Try it (building 1 of the demo data), as the integrators' guide shows:</p>
     <code class="block"
-      >curl -H "Authorization: Bearer ${secret}" ${view.baseUrl}/api/v1/building-links/1</code
+      >curl -si ${view.baseUrl}/api/v1/building-links/1 -H "authorization: Bearer ${secret}"</code
     >`;
 }
 

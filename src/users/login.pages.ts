@@ -28,7 +28,13 @@ export function signedInPage(opts: { email: string; next: string | null; logoutT
     'Signed in',
     html`<h1>Signed in</h1>
       <p>You are signed in as <strong>${opts.email}</strong>.</p>
-      ${opts.next ? html`<p><a href="${opts.next}">Continue</a></p>` : ''}
+      ${
+        opts.next
+          ? html`<p><a href="${opts.next}">Continue</a></p>`
+          : html`<p>
+              <a href="/settings">Team settings</a>: your team's API keys, tokens, usage and webhooks.
+            </p>`
+      }
       <form method="post" action="/logout">
         <input type="hidden" name="token" value="${opts.logoutToken}" />
         <button type="submit">Sign out</button>

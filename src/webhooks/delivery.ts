@@ -7,6 +7,9 @@ import { standingProblem } from '../auth/entitlements.js';
 import { eventView } from '../changes/changes.service.js';
 import { guardedLookup } from '../net/public-address.js';
 
+/** The last error of a delivery its endpoint's disabling kept from being sent. */
+export const NOT_SENT_DISABLED = 'not sent: the endpoint was disabled';
+
 /**
  * Webhook delivery, at least once. Two steps run in every worker process:
  *
@@ -116,7 +119,7 @@ export class WebhookDeliverer {
       const { rows } = await client.query<{ tx: string; id: string }>(
         `select tx::text, id::text from change_event
           where (tx, id) > ($1::text::xid8, $2::bigint) and tx < pg_snapshot_xmin(pg_current_snapshot())
-          order by tx, id limit $3`,
+          order by change_event.tx, change_event.id limit $3`,
         [position.tx, position.event_id, FAN_OUT_BATCH],
       );
       const last = rows.at(-1);
@@ -256,9 +259,13 @@ export class WebhookDeliverer {
         );
       }
       for (const o of disabled) {
+        // As when the team disables it: the endpoint's other waiting deliveries are not sent either.
         await client.query(
-          `update webhook_endpoint set enabled = false, disabled_reason = $2 where id = $1 and enabled`,
-          [o.endpointId, o.disable],
+          `with waiting as (
+             update webhook_delivery set status = 'failed', last_error = $3
+              where endpoint_id = $1 and status = 'pending' returning id)
+           update webhook_endpoint set enabled = false, disabled_reason = $2 where id = $1 and enabled`,
+          [o.endpointId, o.disable, NOT_SENT_DISABLED],
         );
         this.log.warn({ endpointId: o.endpointId, reason: o.disable }, 'webhook endpoint disabled');
       }

@@ -8,6 +8,7 @@ import { nativeQuery } from '../db/native.js';
 import { AppError, badInput } from '../errors/catalogue.js';
 import { parseId, validateRange } from '../errors/validate.js';
 import { WEBHOOK_DELIVERIES_LIMIT } from '../limits.js';
+import { NOT_SENT_DISABLED } from './delivery.js';
 import { webhookUrlProblem } from './webhook-url.js';
 
 /**
@@ -185,7 +186,7 @@ export async function disableEndpoint(
         where endpoint_id = $1 and status = 'pending' returning id)
      update webhook_endpoint set enabled = false, disabled_reason = coalesce(disabled_reason, $2)
       where id = $1 returning ${ENDPOINT_COLUMNS}`,
-    [row.id, DISABLED_BY_TEAM, 'not sent: the endpoint was disabled'],
+    [row.id, DISABLED_BY_TEAM, NOT_SENT_DISABLED],
   );
   return endpointView(updated);
 }

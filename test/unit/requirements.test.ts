@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describeWith, itWith } from '../support/requirements.js';
 
 describe('suites that need PostgreSQL, Redis or Chromium', () => {
@@ -26,5 +28,23 @@ describe('suites that need PostgreSQL, Redis or Chromium', () => {
       expect(chosen).not.toBe(describe);
       expect(chosen).not.toBe(it);
     }
+  });
+});
+
+describe('every test file that can skip', () => {
+  it('skips through describeWith/itWith or fails under CI itself: never a bare conditional skip', () => {
+    const root = join(import.meta.dirname, '..');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const bare = files.filter((file) => {
+      if (file === join('support', 'requirements.ts') || file === join('unit', 'requirements.test.ts'))
+        return false;
+      const text = readFileSync(join(root, file), 'utf8');
+      const conditional = /\?\s*(describe|it)\s*:\s*(describe|it)\.skip|\?\s*(describe|it)\.skip\s*:/.test(
+        text,
+      );
+      // A file that decides its own skip must fail when CI is set and the dependency is missing.
+      return conditional && !/runningInCi\(\)|process\.env\.CI/.test(text);
+    });
+    expect(bare).toEqual([]);
   });
 });

@@ -129,6 +129,16 @@ function spans(text: string, maxChars: number, overlap: number): Array<[number, 
   return result;
 }
 
+/**
+ * Where the chunker started the chunk after one that starts at `start` and ends the text given (a
+ * page's text up to that chunk's end): the same rule as chunkPages with its default overlap, so a
+ * page can be put back together from its chunks without guessing where they overlap.
+ */
+export function followingChunkStart(text: string, start: number): number {
+  const next = nextStart(text, start, text.length, DEFAULT_OVERLAP);
+  return skipSpaces(text, next > start ? next : text.length);
+}
+
 function nextStart(text: string, start: number, end: number, overlap: number): number {
   if (overlap === 0) return end;
   const target = end - overlap;

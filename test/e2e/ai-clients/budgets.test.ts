@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { createProject, memberToken } from '../../support/factories.js';
-import { REVISION_CHANGES_LIMIT } from '../../../src/limits.js';
+import { DOCUMENT_LIBRARY_PAGE, REVISION_CHANGES_LIMIT } from '../../../src/limits.js';
 import { MAX_LINE_CHARS } from '../../../src/revisions/revisions.service.js';
 import { makePdf, UPLOAD } from '../../support/pdf.js';
 
@@ -50,6 +50,7 @@ function bound(answer: { bytes: number; result: any }, items: unknown[], page: n
 }
 
 const sizes: Record<string, number> = {};
+const resourceSizes: Record<string, number> = {};
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -66,23 +67,33 @@ beforeAll(async () => {
     });
     projectId ??= project.id;
   }
-  // Nine pages of long lines mentioning the term: chunks at their longest, more hits than a page.
+  // Eleven pages of long lines mentioning the term: chunks at their longest, more hits than a page,
+  // more text than one resources/read answers.
   const line = `${long(60)} quartz ${long(60)}`;
-  const pdf = await makePdf(
-    Array.from({ length: 9 }, () => Array.from({ length: 24 }, () => line).join('\n')),
-  );
-  await t.gql(
-    UPLOAD,
-    {
-      input: {
-        projectId,
-        category: 'features-finishes',
-        name: long(300),
-        contentBase64: pdf.toString('base64'),
+  // The same pages as a deposit structure too (distinct bytes), for the prompt that embeds one.
+  for (const category of ['features-finishes', 'deposit-structure']) {
+    const pdf = await makePdf(
+      Array.from({ length: 11 }, (_, i) =>
+        [
+          i === 0 && category === 'deposit-structure' ? category : line,
+          ...Array.from({ length: 23 }, () => line),
+        ].join('\n'),
+      ),
+    );
+    const res = await t.gql(
+      UPLOAD,
+      {
+        input: {
+          projectId,
+          category,
+          name: long(300, category),
+          contentBase64: pdf.toString('base64'),
+        },
       },
-    },
-    t.operator,
-  );
+      t.operator,
+    );
+    if (res.errors) throw new Error(JSON.stringify(res.errors));
+  }
   // A price list and its revision: every row keeps its label and changes five of its six numbers,
   // 60 rows over three pages, so the comparison has more changes than its largest page.
   const rows = (revised: boolean) =>
@@ -121,7 +132,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(async () => {
   // Printed for docs/ai-clients.md.
-  process.stderr.write(`largest answers (bytes): ${JSON.stringify(sizes)}\n`);
+  process.stderr.write(`largest answers (bytes): ${JSON.stringify({ ...sizes, ...resourceSizes })}\n`);
   await t.close();
 });
 
@@ -177,5 +188,49 @@ describe('every tool answer fits a client budget', () => {
     const projects = await call('list-projects', { city: 'Budgetville', per_page: 25 });
     sizes['list-projects'] = Math.round(bound(projects, projects.result.data, 25));
     expect(sizes['list-projects']).toBeLessThan(BUDGET_BYTES);
+  });
+
+  it('resources/list, resources/read and prompts/get at their largest', async () => {
+    const rpc = async (method: string, params: Record<string, unknown>) => {
+      const res = await t.request('POST', '/mcp', {
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      expect(res.json.error).toBeUndefined();
+      return { bytes: Buffer.byteLength(res.text), result: res.json.result };
+    };
+    // resources/list: its page of 40, each document as long as the one listed (300-character names
+    // in two-byte letters, of a project with a 200-character name).
+    const listed = await rpc('resources/list', {});
+    const longest = listed.result.resources.reduce((a: any, b: any) =>
+      Buffer.byteLength(JSON.stringify(a)) >= Buffer.byteLength(JSON.stringify(b)) ? a : b,
+    );
+    expect(longest.name).toHaveLength(300);
+    const item = Buffer.byteLength(JSON.stringify(longest)) + 1;
+    resourceSizes['resources/list'] =
+      listed.bytes + Math.max(0, DOCUMENT_LIBRARY_PAGE - listed.result.resources.length) * item;
+    // resources/read: eleven pages of about 3,000 two-byte letters: cut by the budget.
+    const read = await rpc('resources/read', { uri: longest.uri });
+    expect(read.result._meta.next_page).not.toBeNull();
+    resourceSizes['resources/read'] = read.bytes;
+    // The deposit prompt embeds that document's text.
+    const prompt = await rpc('prompts/get', {
+      name: 'summarize-deposit-structure',
+      arguments: { project_id: String(projectId) },
+    });
+    expect(prompt.result.messages[0].content.type).toBe('resource');
+    resourceSizes['prompts/get summarize-deposit-structure'] = prompt.bytes;
+    for (const size of Object.values(resourceSizes)) expect(size).toBeLessThan(BUDGET_BYTES);
+  });
+
+  // Runs last: the tests above fill `sizes`. A tool added later without a measurement fails here.
+  it('has measured every tool the server lists', async () => {
+    const res = await t.request('POST', '/mcp', {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }),
+    });
+    const listed = (res.json.result.tools as { name: string }[]).map((tool) => tool.name).sort();
+    expect(listed.length).toBeGreaterThanOrEqual(8);
+    expect(Object.keys(sizes).sort()).toEqual(listed);
   });
 });

@@ -209,6 +209,41 @@ describe('oversized and odd bodies', () => {
   });
 });
 
+describe('URLs the router cannot take', () => {
+  it('a "%" that starts no %XX escape is a 400 in the shape of the entry point', async () => {
+    const message = 'The URL is not valid: a "%" must start a %XX escape of UTF-8 text';
+    const restRes = await rest('GET', '/building-links/%');
+    expect([restRes.status, restRes.json]).toEqual([400, { message }]);
+    const gql = await t.request('POST', '/graphql?x=%', {
+      headers: { 'content-type': 'application/json' },
+      body: '{"query":"{ __typename }"}',
+    });
+    // The query string is not routed: only a bad path is refused.
+    expect(gql.status).toBe(200);
+    const gqlPath = await t.request('GET', '/graphql%');
+    expect([gqlPath.status, gqlPath.json]).toEqual([
+      400,
+      { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] },
+    ]);
+    const mcpPath = await t.request('POST', '/mcp%', {
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect([mcpPath.status, mcpPath.json]).toEqual([
+      400,
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message } },
+    ]);
+  });
+
+  it('a path segment over 100 characters is a 414 with a sentence', async () => {
+    const res = await rest('GET', `/building-links/${'1'.repeat(101)}`);
+    expect([res.status, res.json]).toEqual([
+      414,
+      { message: 'A segment of the URL path is longer than 100 characters' },
+    ]);
+  });
+});
+
 it('a team the fixtures did not make can still be made after all of the above', async () => {
   await expect(createTeam(t, { plan: 'pro' })).resolves.toMatchObject({ plan: 'pro' });
 });

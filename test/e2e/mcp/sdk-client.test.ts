@@ -172,6 +172,7 @@ describe('MCP tool server with the official SDK client', () => {
 
   it('on 2025-11-25: pages the documents as resources, reads one by page, and gets the prompts', async () => {
     const client = await connect(tokens.pro);
+    expect((client.transport as { protocolVersion?: string }).protocolVersion).toBe('2025-11-25');
     expect(client.getServerCapabilities()).toMatchObject({ resources: {}, prompts: {}, tools: {} });
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.name).sort()).toEqual(['features.pdf', 'prices-v2.pdf']);
@@ -410,6 +411,14 @@ describe('MCP transport rules', () => {
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
     });
     expect(init2.json.result.protocolVersion).toBe('2025-06-18');
+    // 2026-07-28 has no handshake: an initialize asking for it is answered with the newest that has one.
+    const init3 = await post({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'initialize',
+      params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
+    expect(init3.json.result.protocolVersion).toBe('2025-11-25');
     const badVersion = await post(
       { jsonrpc: '2.0', id: 6, method: 'ping' },
       { 'mcp-protocol-version': '2020-01-01' },

@@ -16,11 +16,11 @@ let projectId: number;
 
 const MODERN = '2026-07-28';
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client(
-    { name: 'pds-v2-test', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: MODERN } } },
-  );
+async function connect(
+  token: string,
+  mode: 'legacy' | 'auto' | { pin: string } = { pin: MODERN },
+): Promise<Client> {
+  const client = new Client({ name: 'pds-v2-test', version: '1.0.0' }, { versionNegotiation: { mode } });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
@@ -63,7 +63,7 @@ beforeAll(async () => {
     '$5,000 on signing\nBalance to 5% in 30 days\n5% in 90 days\n5% at occupancy',
   ]);
   await t.app.deps.ingestion.queue.idle();
-  // Enough documents for resources/list to need a second page (50 a page); these are not indexed.
+  // Enough documents for resources/list to need a second page (40 a page); these are not indexed.
   await t.app.deps.em
     .fork()
     .getConnection()
@@ -122,7 +122,7 @@ describe('MCP 2026-07-28 with the v2 SDK client', () => {
     const fetched = await call(client, 'fetch', { id: found.results[0].id });
     expect(fetched.text).toMatch(/quartz counters/);
 
-    // Resources: without a cursor the client walks every page (50 a page) and aggregates them.
+    // Resources: without a cursor the client walks every page (40 a page) and aggregates them.
     const { resources } = await client.listResources();
     const uris = resources.map((r) => r.uri);
     expect([uris.length, new Set(uris).size]).toEqual([57, 57]);
@@ -151,6 +151,18 @@ describe('MCP 2026-07-28 with the v2 SDK client', () => {
     });
     expect((deposit.messages[1].content as { text: string }).text).toMatch(/deposits\.pdf/);
     await client.close();
+  });
+
+  it('negotiates: auto mode probes with server/discover and stays on 2026-07-28; legacy mode uses initialize', async () => {
+    const auto = await connect(pro, 'auto');
+    expect(auto.getNegotiatedProtocolVersion()).toBe(MODERN);
+    expect((await auto.listPrompts()).prompts).toHaveLength(3);
+    await auto.close();
+    const legacy = await connect(pro, 'legacy');
+    expect(legacy.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    const read = await legacy.listResourceTemplates();
+    expect(read.resourceTemplates).toHaveLength(3);
+    await legacy.close();
   });
 
   it('the plan applies as on the older revisions', async () => {
@@ -200,12 +212,12 @@ describe('2026-07-28 on the wire', () => {
       { method: 'resources/list', params: { _meta: meta() } },
       modernHeaders('resources/list'),
     );
-    expect([first.json.result.resources.length, first.json.result.cacheScope]).toEqual([50, 'private']);
+    expect([first.json.result.resources.length, first.json.result.cacheScope]).toEqual([40, 'private']);
     const second = await post(
       { method: 'resources/list', params: { cursor: first.json.result.nextCursor, _meta: meta() } },
       modernHeaders('resources/list'),
     );
-    expect([second.json.result.resources.length, second.json.result.nextCursor]).toEqual([7, undefined]);
+    expect([second.json.result.resources.length, second.json.result.nextCursor]).toEqual([17, undefined]);
     const discover = await post(
       { method: 'server/discover', params: { _meta: meta() } },
       modernHeaders('server/discover'),
@@ -243,9 +255,11 @@ describe('2026-07-28 on the wire', () => {
       },
       modernHeaders('tools/list'),
     );
-    expect([inMetaOnly.status, inMetaOnly.json.error.code]).toEqual([400, -32022]);
+    // The header and _meta disagree: the mismatch is reported first.
+    expect([inMetaOnly.status, inMetaOnly.json.error.code]).toEqual([400, -32020]);
     for (const [headers, pattern] of [
       [{ 'mcp-method': 'tools/list' }, /MCP-Protocol-Version header is missing/],
+      [{ ...modernHeaders('tools/list'), 'mcp-protocol-version': '2025-11-25' }, /header '2025-11-25'/],
       [modernHeaders('prompts/list'), /Mcp-Method header 'prompts\/list'/],
     ] as const) {
       const res = await post({ method: 'tools/list', params: { _meta: meta() } }, headers);

@@ -2,6 +2,12 @@ import type { ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import {
+  Client as V2Client,
+  type OAuthDiscoveryState,
+  StreamableHTTPClientTransport as V2Transport,
+  UnauthorizedError as V2UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { TestApp } from '../../support/app.js';
@@ -49,6 +55,7 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(body);
     switch (path) {
       case '/client.json':
+      case '/v2-client.json':
       case '/consented.json':
         return json(document(path), { 'cache-control': 'max-age=60' });
       case '/uncached.json':
@@ -106,9 +113,21 @@ async function agentMember() {
   return { team, user };
 }
 
-/** The SDK client's provider, naming its metadata document's URL as its client id. */
+/**
+ * The SDK client's provider, naming its metadata document's URL as its client id. The v2 client
+ * also keeps what discovery found, to check the callback comes from the same authorization server.
+ */
 class MetadataDocumentClientProvider extends HeadlessClientProvider {
   clientMetadataUrl = '';
+  private discovery: OAuthDiscoveryState | undefined;
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
 }
 
 /** GET /oauth/authorize for `clientId` with PKCE; the answer itself, its redirect not followed. */
@@ -158,6 +177,35 @@ describe('Client ID Metadata Documents', () => {
     await client.close();
     // Fetched once for the whole flow (authorize, token): kept for its max-age.
     expect(fetches.get('/client.json')).toBe(1);
+  });
+
+  it('the v2 SDK client on the 2026-07-28 revision connects the same way', async () => {
+    const projectName = (await createProject(t, { city: 'Lakeside' })).name;
+    const { user } = await agentMember();
+    const provider = new MetadataDocumentClientProvider(new Browser(t.url), user);
+    provider.clientMetadataUrl = `${origin}/v2-client.json`;
+    const serverUrl = new URL(`${t.config.publicBaseUrl}/mcp`);
+    const client = () =>
+      new V2Client(
+        { name: 'cimd-v2-test', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+
+    const transport = new V2Transport(serverUrl, { authProvider: provider });
+    await expect(client().connect(transport)).rejects.toThrow(V2UnauthorizedError);
+    expect(provider.client?.client_id).toBe(`${origin}/v2-client.json`);
+    await transport.finishAuth(provider.code);
+    expect(provider.saved?.access_token).toMatch(/^pds_oat_/);
+
+    const connected = client();
+    await connected.connect(new V2Transport(serverUrl, { authProvider: provider }));
+    expect(connected.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const result = await connected.callTool({ name: 'list-projects', arguments: { city: 'Lakeside' } });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { data: { name: string }[] }).data.map((p) => p.name)).toContain(
+      projectName,
+    );
+    await connected.close();
   });
 
   it("names the client from its document on the consent page, with the document's host", async () => {

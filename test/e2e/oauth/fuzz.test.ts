@@ -9,7 +9,7 @@ import { startOAuthTestApp } from './sdk-client.js';
  */
 let t: TestApp;
 let clientId: string;
-const RUNS = 120;
+const RUNS = 120 * Number(process.env.PROPERTY_RUNS_FACTOR ?? 1);
 
 beforeAll(async () => {
   t = await startOAuthTestApp();

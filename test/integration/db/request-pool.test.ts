@@ -5,6 +5,7 @@ import { DatabaseAvailability, classifyDbError, postgresProbe } from '../../../s
 import { cancellable, trackBackends } from '../../../src/db/cancel.js';
 import { openDatabase, type Database } from '../../../src/db/orm.js';
 import { createFreshDatabase, type FreshDatabase } from '../../support/database.js';
+import { describeWith } from '../../support/requirements.js';
 
 /**
  * The database pools on a real server: the requests' pool carries its bounds through
@@ -14,7 +15,7 @@ import { createFreshDatabase, type FreshDatabase } from '../../support/database.
  * it is not node-postgres talking to a server (one in-process connection, no cancel, pg_sleep
  * blocks the engine); under CI=true DATABASE_URL is always set.
  */
-const postgres = process.env.DATABASE_URL ? describe : describe.skip; // reason: needs a PostgreSQL server (DATABASE_URL)
+const postgres = describeWith(!!process.env.DATABASE_URL, 'needs a PostgreSQL server (DATABASE_URL)');
 
 const logged: string[] = [];
 const log = {

@@ -6,6 +6,7 @@ import { webhookUrlProblem } from '../../../src/webhooks/webhook-url.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { addMember, createProject, createTeam, createUser } from '../../support/factories.js';
 import { signIn, type SignedIn } from '../settings/session-graphql.js';
+import { describeWith } from '../../support/requirements.js';
 
 /** A local receiver whose answer each test sets; it verifies every signature it is sent. */
 class Receiver {
@@ -224,6 +225,67 @@ describe('webhook delivery', () => {
     await remove(endpoint);
   });
 
+  it('an endpoint disabled by a 410 sends none of its other waiting deliveries', async () => {
+    const endpoint = await register(['project.created']);
+    const db = t.app.db.orm.em.fork().getConnection();
+    receiver.plan = (n) => (n === 0 ? 503 : 410);
+    const sentBefore = receiver.n;
+    await createProject(t);
+    await t.app.webhooks.runOnce();
+    const [waiting] = await deliveries(endpoint);
+    expect(waiting).toMatchObject({ status: 'pending', attempts: 1 });
+    // Its retry is not due while the next event's delivery meets the 410.
+    await db.execute(`update webhook_delivery set next_attempt_at = now() + interval '1 hour' where id = ?`, [
+      waiting.id,
+    ]);
+    await createProject(t);
+    await until(async () => (await deliveries(endpoint)).some((d: any) => d.lastStatusCode === 410));
+    const [state] = (await owner.gql(ENDPOINTS, { t: teamId })).data.webhookEndpoints.filter(
+      (e: any) => e.id === endpoint,
+    );
+    expect(state).toMatchObject({ enabled: false, disabledReason: 'the endpoint answered 410 Gone' });
+    const after = await deliveries(endpoint);
+    expect(after.find((d: any) => d.id === waiting.id)).toMatchObject({
+      status: 'failed',
+      lastError: 'not sent: the endpoint was disabled',
+    });
+    // Due again, it is still not sent.
+    await db.execute(`update webhook_delivery set next_attempt_at = now() where id = ?`, [waiting.id]);
+    await t.app.webhooks.runOnce();
+    expect(receiver.n - sentBefore).toBe(2);
+    await remove(endpoint);
+  });
+
+  it('disabling an endpoint fails its waiting deliveries and sends nothing more; a member may not', async () => {
+    const endpoint = await register(['project.created']);
+    receiver.plan = () => 503;
+    await createProject(t);
+    await t.app.webhooks.runOnce();
+    expect((await deliveries(endpoint))[0]).toMatchObject({ status: 'pending', attempts: 1 });
+    const refused = await member.gql(`mutation($id: Int!) { disableWebhookEndpoint(id: $id) { enabled } }`, {
+      id: endpoint,
+    });
+    expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const res = await owner.gql(
+      `mutation($id: Int!) { disableWebhookEndpoint(id: $id) { enabled disabledReason } }`,
+      { id: endpoint },
+    );
+    expect(res.data.disableWebhookEndpoint).toEqual({
+      enabled: false,
+      disabledReason: 'disabled by the team',
+    });
+    expect((await deliveries(endpoint))[0]).toMatchObject({
+      status: 'failed',
+      lastError: 'not sent: the endpoint was disabled',
+    });
+    const sent = receiver.n;
+    await createProject(t);
+    for (let i = 0; i < 3; i++) await t.app.webhooks.runOnce();
+    expect(receiver.n).toBe(sent);
+    expect(await deliveries(endpoint)).toHaveLength(1);
+    await remove(endpoint);
+  });
+
   it('fails a delivery after the whole schedule and disables its endpoint', async () => {
     const endpoint = await register(['project.created']);
     receiver.plan = () => 503;
@@ -265,34 +327,37 @@ describe('webhook delivery', () => {
 
 const databaseUrl = process.env.DATABASE_URL;
 // A second process shares the database only on a server: the embedded PGlite lives in this one.
-(databaseUrl ? describe : describe.skip)('webhook delivery when a worker is killed (PostgreSQL)', () => {
-  it('a delivery claimed by a killed worker comes due again after its lease and is delivered once, same webhook-id', async () => {
-    const endpoint = await register(['project.created']);
-    receiver.plan = (n) => (n === 0 ? 'hang' : 200);
-    await createProject(t);
-    const hooks = new URL('../../../src/ingestion/source-hooks.ts', import.meta.url).pathname;
-    const child = fork(
-      new URL('../../support/webhook-deliverer.child.ts', import.meta.url).pathname,
-      [t.config.databaseUrl!, '3000'],
-      {
-        execArgv: ['--experimental-transform-types', '--no-warnings', '--import', hooks],
-        stdio: 'ignore',
-      },
-    );
-    try {
-      for (let i = 0; i < 200 && receiver.n === 0; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(receiver.n).toBe(1);
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
-      // Leased to the dead worker: not due yet.
-      await t.app.webhooks.runOnce();
-      expect((await deliveries(endpoint))[0]).toMatchObject({ status: 'pending', attempts: 1 });
-      await until(async () => (await deliveries(endpoint))[0]?.status === 'delivered', 400);
-      expect((await deliveries(endpoint))[0].attempts).toBe(2);
-      expect(receiver.received).toHaveLength(1);
-      expect(receiver.received[0].id).toMatch(/^msg_\d+$/);
-    } finally {
-      child.kill('SIGKILL');
-    }
-  }, 60_000);
-});
+describeWith(!!databaseUrl, 'needs a PostgreSQL server (DATABASE_URL)')(
+  'webhook delivery when a worker is killed (PostgreSQL)',
+  () => {
+    it('a delivery claimed by a killed worker comes due again after its lease and is delivered once, same webhook-id', async () => {
+      const endpoint = await register(['project.created']);
+      receiver.plan = (n) => (n === 0 ? 'hang' : 200);
+      await createProject(t);
+      const hooks = new URL('../../../src/ingestion/source-hooks.ts', import.meta.url).pathname;
+      const child = fork(
+        new URL('../../support/webhook-deliverer.child.ts', import.meta.url).pathname,
+        [t.config.databaseUrl!, '3000'],
+        {
+          execArgv: ['--experimental-transform-types', '--no-warnings', '--import', hooks],
+          stdio: 'ignore',
+        },
+      );
+      try {
+        for (let i = 0; i < 200 && receiver.n === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(receiver.n).toBe(1);
+        child.kill('SIGKILL');
+        await new Promise((r) => child.once('exit', r));
+        // Leased to the dead worker: not due yet.
+        await t.app.webhooks.runOnce();
+        expect((await deliveries(endpoint))[0]).toMatchObject({ status: 'pending', attempts: 1 });
+        await until(async () => (await deliveries(endpoint))[0]?.status === 'delivered', 400);
+        expect((await deliveries(endpoint))[0].attempts).toBe(2);
+        expect(receiver.received).toHaveLength(1);
+        expect(receiver.received[0].id).toMatch(/^msg_\d+$/);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    }, 60_000);
+  },
+);

@@ -1,18 +1,5 @@
-import { pageTextFromChunks } from '../../../src/documents/library.service.js';
 import { parseResourceUri } from '../../../facades/mcp/resources.js';
 import { checkModernRequest } from '../../../facades/mcp/revision.js';
-
-describe('document text from chunks', () => {
-  it('puts a page back together from overlapping chunks, each overlap once', () => {
-    const page = 'Kitchen: quartz counters. Bath: frameless glass shower. Ceilings: 9 feet.';
-    const chunks = [page.slice(0, 30), page.slice(22, 55), page.slice(48)];
-    expect(pageTextFromChunks(chunks)).toBe(page);
-    expect(pageTextFromChunks([page])).toBe(page);
-    // Chunks with nothing in common (a whitespace-only span between them was not stored).
-    expect(pageTextFromChunks(['First part.', 'Second part.'])).toBe('First part.\nSecond part.');
-    expect(pageTextFromChunks([])).toBe('');
-  });
-});
 
 describe('resource URIs', () => {
   it('reads documents, pages and project inventories, and nothing else', () => {
@@ -60,7 +47,14 @@ describe('2026-07-28 request checks', () => {
 
   it('refuses other versions with -32022 and mismatched or broken headers with -32020', () => {
     const message = { method: 'prompts/get', params: params({ name: 'x y' }) };
-    expect(checkModernRequest(message, '2025-11-25', headers, supported)).toMatchObject({
+    expect(
+      checkModernRequest(
+        message,
+        '2025-11-25',
+        { ...headers, 'mcp-protocol-version': '2025-11-25' },
+        supported,
+      ),
+    ).toMatchObject({
       status: 400,
       code: -32022,
       data: { supported, requested: '2025-11-25' },
@@ -70,6 +64,8 @@ describe('2026-07-28 request checks', () => {
       { ...headers, 'mcp-name': '=?base64?!!!?=' },
       { ...headers, 'mcp-method': 'tools/call' },
       { 'mcp-method': 'prompts/get', 'mcp-name': 'x y' },
+      // The header and _meta disagree: a mismatch, whichever of them names a version served.
+      { ...headers, 'mcp-protocol-version': '2025-11-25' },
     ])
       expect(checkModernRequest(message, '2026-07-28', bad, supported)).toMatchObject({
         status: 400,

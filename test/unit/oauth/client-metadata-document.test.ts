@@ -1,3 +1,4 @@
+import { guardedLookup } from '../../../src/net/public-address.js';
 import {
   clientIdUrlProblem,
   freshnessSeconds,
@@ -17,13 +18,17 @@ describe('client ids that name a metadata document', () => {
     ['http://app.example/client.json', /https/],
     ['https://app.example/', /path/],
     ['https://app.example', /path/],
-    ['https://app.example/a/../client.json', /normalized|dot segments/],
+    ['https://app.example/a/../client.json', /dot segments/],
+    ['https://App.Example/client.json', /normalized/],
     ['https://app.example/a/%2e%2e/client.json', /dot segments/],
+    ['https://app.example/a/.%2E/client.json', /dot segments/],
+    ['https://app.example/v1.2/client.json?v=1%2e0', null],
     ['https://app.example/client.json#frag', /fragment/],
     ['https://user:pw@app.example/client.json', /user name or password/],
     ['https://127.0.0.1/client.json', /private, loopback/],
     ['https://localhost/client.json', /private, loopback/],
     ['https://app.localhost/client.json', /private, loopback/],
+    ['https://localhost./client.json', /private, loopback/],
     ['https://[::1]/client.json', /private, loopback/],
     ['https://[fe80::1]/client.json', /private, loopback/],
     ['https://[::ffff:10.0.0.1]/client.json', /private, loopback/],
@@ -62,5 +67,18 @@ describe('how long a fetched document is kept', () => {
     [{ 'cache-control': 'max-age=30', expires: 'Sat, 28 Nov 2026 01:00:00 GMT' }, 30],
   ])('%j: %i s', (headers, seconds) => {
     expect(freshnessSeconds(headers, now)).toBe(seconds);
+  });
+});
+
+describe('the connection-time address check', () => {
+  it('refuses a name that resolves to a loopback address unless loopback is allowed', async () => {
+    const resolve = (allowLoopback: boolean) =>
+      new Promise<string>((done) =>
+        guardedLookup(allowLoopback)('localhost', { all: true }, (err) =>
+          done(err ? (err.code ?? 'error') : 'ok'),
+        ),
+      );
+    expect(await resolve(false)).toBe('EADDRNOTALLOWED');
+    expect(await resolve(true)).toBe('ok');
   });
 });

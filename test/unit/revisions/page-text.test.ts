@@ -36,6 +36,19 @@ describe('pages rebuilt from their chunks', () => {
     );
   });
 
+  it('give back a page whose text repeats itself (identical lines), where the longest overlap is wrong', () => {
+    const text = Array.from({ length: 24 }, () => `${'é'.repeat(60)} quartz ${'é'.repeat(60)}`).join('\n');
+    const chunks = chunkPages([{ pageNumber: 1, text }]).map((c) => ({
+      pageNumber: c.pageNumber,
+      rawText: c.rawText,
+      textHash: c.pageTextHash,
+    }));
+    expect(chunks.length).toBeGreaterThan(2);
+    const [p] = rebuildPages(chunks);
+    expect(p.exact).toBe(true);
+    expect(p.text).toBe(text);
+  });
+
   it('say so when a page cannot be rebuilt exactly', () => {
     const [p] = rebuildPages([{ pageNumber: 1, rawText: 'Suite 1B', textHash: pageTextHash('Suite 1C') }]);
     expect(p).toMatchObject({ text: 'Suite 1B', exact: false });

@@ -1,0 +1,86 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEMO_PASSWORD } from '../../../src/demo/seed.js';
+import { ROOT, ServiceProcess } from '../../fault/harness.js';
+import { freePort } from '../../support/net.js';
+
+/**
+ * The compiled service started as `npm start` starts it, with the operator token configured and
+ * the embedded database reachable from elsewhere (HOST=0.0.0.0), the demo not asked for: nothing
+ * it prints carries the configured token, and no demo user exists.
+ */
+const OPERATOR = randomBytes(32).toString('base64url');
+let service: ServiceProcess;
+let dataDir: string;
+
+beforeAll(async () => {
+  execFileSync(process.execPath, ['node_modules/tsgo/bin/tsc', '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
+  dataDir = mkdtempSync(join(tmpdir(), 'pds-start-secrets-'));
+  const port = await freePort();
+  service = new ServiceProcess(
+    'src/main.js',
+    {
+      NODE_ENV: 'production',
+      HOST: '0.0.0.0',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      PDS_ADMIN_TOKEN: OPERATOR,
+      LOG_LEVEL: 'info',
+    },
+    port,
+  );
+  await service.listening();
+}, 180_000);
+
+afterAll(async () => {
+  await service?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it('prints no secret it did not generate: the configured operator token appears nowhere', async () => {
+  // The token works, so it is the one the service runs with.
+  const res = await fetch(`${service.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR}` },
+    body: JSON.stringify({ query: '{ viewer { credentialKind } }' }),
+  });
+  expect(((await res.json()) as any).data.viewer.credentialKind).toBe('operator');
+  const output = service.lines.join('\n');
+  expect(output).not.toContain(OPERATOR);
+  expect(output).not.toMatch(/Operator token/i);
+  // No secret of any kind: nothing was generated, so nothing is printed.
+  expect(output).not.toMatch(/pds_(key|mcp|op)_/);
+});
+
+it('seeds no demo users when the demo was not asked for', async () => {
+  const output = service.lines.join('\n');
+  expect(output).not.toContain(DEMO_PASSWORD);
+  expect(output).not.toContain('@demo.example.com');
+  // The demo owners' sign-in, as the banner would have printed it, is refused.
+  for (const plan of ['free', 'pro', 'elite']) {
+    const res = await fetch(`${service.url}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        email: `${plan}@demo.example.com`,
+        password: DEMO_PASSWORD,
+        next: '/login',
+      }).toString(),
+    });
+    expect(res.status).not.toBe(303);
+  }
+  // And no project exists.
+  const res = await fetch(`${service.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR}` },
+    body: JSON.stringify({ query: '{ projects { total } }' }),
+  });
+  expect(((await res.json()) as any).data.projects.total).toBe(0);
+});
