@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { EXTRACTION_DEFAULTS, MIN_EXTRACT_MEMORY_MB } from '../config.js';
 import type { ChunkDraft } from '../search/text/chunk.js';
 import type { ChildReply, ChildRequest } from './extract.child.js';
+import { dataLimitsKb } from './memory-limit.js';
 import type { OcrSettings } from './ocr.js';
 import {
   completed,
@@ -71,7 +72,7 @@ function childCommand(): string[] {
   const ts = fileURLToPath(new URL('./extract.child.ts', import.meta.url));
   const hooks = fileURLToPath(new URL('./source-hooks.ts', import.meta.url));
   if (!existsSync(ts) || !process.features.typescript) {
-    throw new Error('PDF extractor not found: build the project (npm run build) or use Node >= 22.18');
+    throw new Error('PDF extractor not found: build the project (npm run build) or use Node >= 24');
   }
   return ['--experimental-transform-types', '--no-warnings', '--import', hooks, ts];
 }
@@ -106,18 +107,21 @@ export function extractorHeapFlags(maxMemoryMb: number): string[] {
  * heap, ArrayBuffers, malloc), which is what pdf.js's decompressed streams live in. RLIMIT_AS is
  * not usable: V8 and WebAssembly reserve address space far beyond what they ever touch. V8's own
  * heap is capped below it (`heapFlags`, extractorHeapFlags unless a test says otherwise), so a heap
- * overflow ends the process the same way.
+ * overflow ends the process the same way. The limits set add V8's code ranges to `maxMemoryMb`
+ * (memory-limit.ts: the system charges them in full from the start on Node 24).
  */
 export function memoryLimitedNode(
   maxMemoryMb: number,
   nodeArgs: string[],
   heapFlags = extractorHeapFlags(maxMemoryMb),
 ): string[] {
+  const limits = dataLimitsKb(maxMemoryMb);
   return [
     '-c',
-    'ulimit -d "$1" || exit 97; shift; exec "$@"',
+    'ulimit -S -d "$1" && ulimit -H -d "$2" || exit 97; shift 2; exec "$@"',
     'pds-extractor',
-    String(maxMemoryMb * 1024),
+    String(limits.soft),
+    String(limits.hard),
     process.execPath,
     ...heapFlags,
     ...nodeArgs,

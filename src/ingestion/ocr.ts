@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import type * as Mupdf from 'mupdf';
 import type { Worker as Recognizer } from 'tesseract.js';
 import type { PageText, WordSpan } from '../search/text/chunk.js';
+import { allowRecognizerThread } from './memory-limit.js';
 import { errorFields, LimitError } from './pdf-text.js';
 
 export interface OcrSettings {
@@ -253,6 +254,8 @@ async function recognizerFor(settings: OcrSettings): Promise<Recognizer> {
   }
   recognizer = (async () => {
     const { createWorker, OEM, PSM } = await import('tesseract.js');
+    // The recognizer runs in a worker thread: room for its code range (memory-limit.ts).
+    allowRecognizerThread();
     const worker = await createWorker(settings.languages.split('+'), OEM.LSTM_ONLY, {
       langPath: settings.langPath ?? bundledLangPath(),
       // Failures reach the caller as rejections; without a handler tesseract.js also throws them.

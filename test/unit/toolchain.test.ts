@@ -10,8 +10,8 @@ class Sample {
 }
 
 describe('toolchain', () => {
-  it('runs on Node 22 with decorator metadata', () => {
-    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(22);
+  it('runs on Node 24 with decorator metadata', () => {
+    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(24);
     expect(Reflect.getMetadata('design:type', Sample.prototype, 'count')).toBe(Number);
   });
 });
