@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import {
   buildSchema,
@@ -15,6 +14,7 @@ import {
   type GraphQLInputType,
 } from 'graphql';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { errorLogCapture } from '../../support/error-log.js';
 import { memberToken } from '../../support/factories.js';
 
 /**
@@ -26,15 +26,7 @@ import { memberToken } from '../../support/factories.js';
  */
 const RUNS = 60 * Number(process.env.PROPERTY_RUNS_FACTOR ?? 1);
 
-const errorLines: string[] = [];
-const logStream = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    for (const line of chunk.toString().split('\n')) {
-      if (line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50) errorLines.push(line);
-    }
-    done();
-  },
-});
+const { logStream, errorLines } = errorLogCapture();
 
 let t: TestApp;
 let token: string;

@@ -1,6 +1,6 @@
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { errorLogCapture } from '../../support/error-log.js';
 import {
   addMember,
   createAccessToken,
@@ -19,15 +19,7 @@ import { fuzzRuns, HOSTILE_TEXT } from '../../support/schema-arbitrary.js';
  * error-level log line, and the pages still answer afterwards. Fixed seed
  * (test/support/property-seed.ts); PROPERTY_RUNS_FACTOR multiplies the runs.
  */
-const errorLines: string[] = [];
-const logStream = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    for (const line of chunk.toString().split('\n')) {
-      if (line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50) errorLines.push(line);
-    }
-    done();
-  },
-});
+const { logStream, errorLines } = errorLogCapture();
 
 let t: TestApp;
 let cookie: string;
