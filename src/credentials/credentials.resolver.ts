@@ -8,6 +8,7 @@ import {
 } from './credentials.access.js';
 import { disconnectClient, listConnectedClients, type ConnectedClientView } from '../oauth/grant.service.js';
 import * as credentials from './credentials.service.js';
+import { MAX_ACTIVE_API_KEYS_PER_TEAM, MAX_ACTIVE_PERSONAL_TOKENS_PER_TEAM } from '../limits.js';
 import type { AccessTokenView, ApiKeyView } from './credentials.service.js';
 import {
   AccessTokenType,
@@ -26,7 +27,7 @@ import {
 @Resolver()
 export class CredentialsResolver {
   @Mutation(() => CreatedApiKey, {
-    description: 'Creates a Fusion API key; the secret is returned only here',
+    description: `Creates a Fusion API key; the secret is returned only here. A team holds at most ${MAX_ACTIVE_API_KEYS_PER_TEAM} active keys (a rolled key and its predecessor count once): one more is refused with CONFLICT`,
   })
   createApiKey(
     @Ctx() ctx: RequestContext,
@@ -42,7 +43,7 @@ export class CredentialsResolver {
   }
 
   @Mutation(() => CreatedAccessToken, {
-    description: 'Creates an MCP access token; the secret is returned only here',
+    description: `Creates an MCP access token; the secret is returned only here. A team holds at most ${MAX_ACTIVE_PERSONAL_TOKENS_PER_TEAM} active personal tokens: one more is refused with CONFLICT`,
   })
   createAccessToken(
     @Ctx() ctx: RequestContext,
@@ -75,7 +76,7 @@ export class CredentialsResolver {
 
   @Mutation(() => CreatedApiKey, {
     description:
-      'Replaces a key without downtime: the new key (same name and scopes) works at once; the old one keeps working for expiresInSeconds (0 ends it now, at most 30 days). The new secret is returned only here.',
+      'Replaces a key without downtime: the new key (same name and scopes) works at once; the old one keeps working for expiresInSeconds (0 ends it now, at most 30 days). Both share one rate-limit window: the new key is charged to the window of the first key of its rotation. The new secret is returned only here.',
   })
   rollApiKey(
     @Ctx() ctx: RequestContext,

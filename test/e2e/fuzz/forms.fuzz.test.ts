@@ -1,18 +1,23 @@
 import fc from 'fast-check';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { errorLogCapture } from '../../support/error-log.js';
 
 /**
  * The sign-in and sign-out forms with generated fields, boundary values first (NUL, unpaired
  * surrogates, long values, repeated and missing fields): an HTML answer below 500 every time, and
- * the form still works afterwards. PROPERTY_RUNS_FACTOR multiplies the runs.
+ * the form still works afterwards, and no error-level line is logged. PROPERTY_RUNS_FACTOR
+ * multiplies the runs.
  */
+const { logStream, errorLines } = errorLogCapture();
 const RUNS = 60 * Number(process.env.PROPERTY_RUNS_FACTOR ?? 1);
 
 let t: TestApp;
 beforeAll(async () => {
   t = await startTestApp(
-    {},
+    { LOG_LEVEL: 'warn' },
     {
+      logger: true,
+      logStream,
       policies: {
         oauth: { points: 1_000_000, durationSeconds: 60, keyedBy: 'ip' },
         'auth-failure': { points: 1_000_000, durationSeconds: 60, keyedBy: 'ip' },
@@ -71,4 +76,8 @@ describe('sign-in forms fuzzing', () => {
       { numRuns: RUNS },
     );
   });
+});
+
+it('no input above made the service log an error', () => {
+  expect(errorLines).toEqual([]);
 });

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import {
   buildSchema,
@@ -8,15 +7,18 @@ import {
   isInputObjectType,
   isListType,
   isNonNullType,
+  isLeafType,
   isScalarType,
   type GraphQLArgument,
+  type GraphQLOutputType,
   type GraphQLInputType,
 } from 'graphql';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { errorLogCapture } from '../../support/error-log.js';
 import { memberToken } from '../../support/factories.js';
 
 /**
- * Every root query field of the committed contract (schema/subgraph.graphql), called with
+ * Every root query field and every mutation of the committed contract (schema/subgraph.graphql), called with
  * arguments generated from its argument types, boundary values first: integers at 2^31 and 2^53,
  * NUL and unpaired surrogates, long strings, deep and wrong-typed JSON. Whatever is sent: no 5xx,
  * no masked internal error, no error-level log line, errors in GraphQL's shape, and the service
@@ -24,15 +26,7 @@ import { memberToken } from '../../support/factories.js';
  */
 const RUNS = 60 * Number(process.env.PROPERTY_RUNS_FACTOR ?? 1);
 
-const errorLines: string[] = [];
-const logStream = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    for (const line of chunk.toString().split('\n')) {
-      if (line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50) errorLines.push(line);
-    }
-    done();
-  },
-});
+const { logStream, errorLines } = errorLogCapture();
 
 let t: TestApp;
 let token: string;
@@ -42,7 +36,12 @@ beforeAll(async () => {
     {
       logger: true,
       logStream,
-      policies: { graphql: { points: 1_000_000, durationSeconds: 60, keyedBy: 'credential' } },
+      policies: {
+        graphql: { points: 1_000_000, durationSeconds: 60, keyedBy: 'credential' },
+        // The mutations may revoke the member's token or remove the member: its calls then fail
+        // authentication, which would otherwise close the address after 30.
+        'auth-failure': { points: 1_000_000, durationSeconds: 60, keyedBy: 'ip' },
+      },
     },
   );
   token = (await memberToken(t, 'elite')).secret;
@@ -99,11 +98,19 @@ function typeText(type: GraphQLInputType): string {
 
 const fields = Object.values(schema.getQueryType()!.getFields()).filter((f) => !f.name.startsWith('_'));
 
-function operation(name: string, args: readonly GraphQLArgument[]): string {
+function operation(
+  name: string,
+  args: readonly GraphQLArgument[],
+  kind: 'query' | 'mutation' = 'query',
+  returns?: GraphQLOutputType,
+): string {
   const defs = args.map((a) => `$${a.name}: ${typeText(a.type)}`).join(', ');
   const call = args.map((a) => `${a.name}: $${a.name}`).join(', ');
-  return `query${defs ? `(${defs})` : ''} { ${name}${call ? `(${call})` : ''} { __typename } }`;
+  const selection = returns && isLeafType(getNamedType(returns)) ? '' : ' { __typename }';
+  return `${kind}${defs ? `(${defs})` : ''} { ${name}${call ? `(${call})` : ''}${selection} }`;
 }
+
+const mutations = Object.values(schema.getMutationType()!.getFields());
 
 describe('GraphQL fuzzing from the committed schema', () => {
   it('every root query field, generated arguments: never a 5xx or an internal error', async () => {
@@ -127,6 +134,35 @@ describe('GraphQL fuzzing from the committed schema', () => {
     );
     expect(errorLines).toEqual([]);
     const after = await t.gql('{ projects { total } }', {}, token);
+    expect(after.errors).toBeUndefined();
+  });
+
+  it('every mutation, generated input, as the operator and as a member: never a 5xx or an internal error', async () => {
+    const call = fc
+      .constantFrom(...mutations)
+      .chain((field) =>
+        fc
+          .record(Object.fromEntries(field.args.map((a) => [a.name, valueFor(a.type)])), { requiredKeys: [] })
+          .map((variables) => ({ field, variables })),
+      );
+    await fc.assert(
+      fc.asyncProperty(call, fc.boolean(), async ({ field, variables }, asOperator) => {
+        const res = await t.gql(
+          operation(field.name, field.args, 'mutation', field.type),
+          variables,
+          asOperator ? t.operator : token,
+        );
+        const where = `${field.name} ${JSON.stringify(variables).slice(0, 300)} → ${res.status}`;
+        expect([where, res.status < 500]).toEqual([where, true]);
+        for (const error of res.errors ?? []) {
+          expect(typeof error.message).toBe('string');
+          expect([where, error.extensions?.code]).not.toEqual([where, 'INTERNAL_SERVER_ERROR']);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+    expect(errorLines).toEqual([]);
+    const after = await t.gql('{ projects { total } }', {}, t.operator);
     expect(after.errors).toBeUndefined();
   });
 });

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { FUSION_SCOPES } from '../../../src/enums.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { errorLogCapture } from '../../support/error-log.js';
 import { createApiKey, createProject, createTeam } from '../../support/factories.js';
 import {
   DEEP_JSON,
@@ -61,15 +61,7 @@ const TRANSPORT_STATUSES: Record<string, string> = {
   '431': 'headers over the server limit',
 };
 
-const errorLines: string[] = [];
-const logStream = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    for (const line of chunk.toString().split('\n')) {
-      if (line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50) errorLines.push(line);
-    }
-    done();
-  },
-});
+const { logStream, errorLines } = errorLogCapture();
 
 let t: TestApp;
 let key: string;

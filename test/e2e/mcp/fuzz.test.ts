@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { errorLogCapture } from '../../support/error-log.js';
 import { assertToolResult } from '../../support/mcp-contract.js';
 import {
   addMember,
@@ -26,15 +26,7 @@ const TOOLS = (
   }
 ).tools;
 
-const errorLines: string[] = [];
-const logStream = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    for (const line of chunk.toString().split('\n')) {
-      if (line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50) errorLines.push(line);
-    }
-    done();
-  },
-});
+const { logStream, errorLines } = errorLogCapture();
 
 let t: TestApp;
 let token: string;
@@ -118,6 +110,17 @@ describe('MCP bad input', () => {
       );
       expect(await count()).toBe(before);
       expect(errorLines).toEqual([]);
+      // Still answering, with the right answer.
+      const after = await post(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'list-projects', arguments: {} },
+        }),
+      );
+      expect(after.json.result.isError).toBeFalsy();
+      expect(after.json.result.structuredContent.meta.total).toBeGreaterThan(0);
     },
   );
 

@@ -1,18 +1,21 @@
 import fc from 'fast-check';
 import type { TestApp } from '../../support/app.js';
+import { errorLogCapture } from '../../support/error-log.js';
 import { registerClient } from './oauth-client.js';
 import { startOAuthTestApp } from './sdk-client.js';
 
 /**
  * Malformed forms and JSON against the registration, token and authorization endpoints: every
- * answer is a 4xx with an OAuth error body, never a 5xx.
+ * answer is a 4xx with an OAuth error body, never a 5xx, no error-level line is logged, and the
+ * endpoints still work afterwards.
  */
+const { logStream, errorLines } = errorLogCapture();
 let t: TestApp;
 let clientId: string;
 const RUNS = 120 * Number(process.env.PROPERTY_RUNS_FACTOR ?? 1);
 
 beforeAll(async () => {
-  t = await startOAuthTestApp();
+  t = await startOAuthTestApp({ LOG_LEVEL: 'warn' }, { logger: true, logStream });
   clientId = await registerClient(t);
 });
 afterAll(async () => {
@@ -293,4 +296,9 @@ describe('fuzzing the OAuth endpoints', () => {
       { numRuns: RUNS },
     );
   });
+});
+
+it('no input above made the service log an error, and a client still registers', async () => {
+  expect(errorLines).toEqual([]);
+  await expect(registerClient(t)).resolves.toMatch(/./);
 });
