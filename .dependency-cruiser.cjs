@@ -40,6 +40,14 @@ module.exports = {
       to: { path: 'node_modules/(graphql|type-graphql|fastify|@fastify|@apollo)/' },
     },
     {
+      name: 'search-text-under-query',
+      severity: 'error',
+      comment:
+        'The text side of search (src/search/text/: what is stored and searched, the same rules for every chunk) knows nothing of the query side (src/search/query/) or the service; ingestion uses it alone.',
+      from: { path: '^src/search/text/' },
+      to: { path: '^src/search/(query/|search\\.)' },
+    },
+    {
       name: 'platform-knows-no-feature',
       severity: 'error',
       comment:
