@@ -43,6 +43,23 @@ async function readAll() {
   };
 }
 
+/**
+ * Runs the webhook fan-out until it has passed every event and the feed gives them all. Both hold
+ * events back while any older transaction in the cluster still runs (other test files' databases
+ * share the server), so this waits, bounded, instead of reading too early.
+ */
+async function settle() {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    await t.app.webhooks.runOnce();
+    const ids = await eventIds();
+    const [position] = await sql('select event_id::text as id from webhook_dispatch where id = 1');
+    const fed = (await readAll()).ids;
+    if ((position?.id === ids.at(-1) && fed.length === ids.length) || Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 beforeAll(async () => {
   t = await startTestApp({ CHANGE_EVENT_RETENTION_DAYS: '30' });
 });
@@ -53,11 +70,11 @@ afterAll(async () => {
 describe('change event retention', () => {
   it('deletes events past the retention, oldest first, and refuses a cursor before what is kept', async () => {
     const first = await createProject(t, { name: 'Kept Then Pruned 1' });
-    await t.app.webhooks.runOnce();
+    await settle();
     const early = await feed(null, 1);
     const afterFirst = early.data.changes.meta.nextCursor as string;
     for (let i = 2; i <= 5; i++) await createProject(t, { name: `Kept Then Pruned ${i}` });
-    await t.app.webhooks.runOnce();
+    await settle();
     const all = await readAll();
     expect(all.ids.length).toBeGreaterThanOrEqual(5);
 
@@ -109,7 +126,7 @@ describe('change event retention', () => {
     const p = await createProject(t, { name: 'Pending Delivery' });
     await sql(`update project set sales_status = 'selling' where id = ?`, [p.id]);
     const q = await createProject(t, { name: 'After The Pending One' });
-    await t.app.webhooks.runOnce();
+    await settle();
     const [pending] = await sql(
       `select d.event_id::text as id, d.status from webhook_delivery d join change_event e on e.id = d.event_id
         where e.subject_id = ? and e.type = 'project.changed'`,
