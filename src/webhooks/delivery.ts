@@ -160,8 +160,10 @@ export class WebhookDeliverer {
                 row_to_json(e) as event
            from claimed c join webhook_endpoint w on w.id = c.endpoint_id
            join team t on t.id = w.team_id
-           join (select id::text, tx::text, occurred_at, type, subject_type, subject_id, project_id, changes
-                   from change_event) e on e.id = c.event_id::text`,
+           cross join lateral (
+             select ce.id::text as id, ce.tx::text as tx, ce.occurred_at, ce.type, ce.subject_type,
+                    ce.subject_id, ce.project_id, ce.changes
+               from change_event ce where ce.id = c.event_id) e`,
         [SEND_BATCH, leaseSeconds],
       );
       return rows;
