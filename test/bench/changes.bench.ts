@@ -4,21 +4,36 @@ import { performance } from 'node:perf_hooks';
 import { createApp } from '../../src/app.js';
 import type { AppConfig } from '../../src/config.js';
 import { post, SEND_BATCH } from '../../src/webhooks/delivery.js';
+import { makePdf } from '../support/pdf.js';
 import { medianRound, ratio, round } from './stats.js';
 
 /**
- * The change feed's two costs. Event writes: the same operator updates and the same uploads with
- * the change-event triggers on and off, alternating rounds on one database. Webhook delivery:
+ * The change feed's two costs. Event writes: the write paths the triggers touch, as the operator
+ * calls them (GraphQL `createProject` and `uploadDocument` over the service's HTTP stack), and the
+ * bare statements under them (an `update project`, a document insert), each with the change-event
+ * triggers on and off, alternating rounds on one database. Webhook delivery:
  * events delivered to a local receiver through the whole pipeline (fan-out, claim, sign, POST,
  * record) against a bare loop that POSTs the same signed payloads with the same HTTP client, as
  * many at once as the deliverer sends.
  */
 
+interface WriteFigure {
+  perSecondOff: number;
+  perSecondOn: number;
+  /** On/off time - 1, the median round's. */
+  overhead: number;
+  roundOverheads: number[];
+}
+
 export interface ChangesBenchResult {
-  /** Operator updates a second, triggers off and on; `overhead` is on/off time - 1. */
-  updates: { perSecondOff: number; perSecondOn: number; overhead: number; roundOverheads: number[] };
-  /** Document inserts a second (the upload's write), triggers off and on. */
-  documents: { perSecondOff: number; perSecondOn: number; overhead: number; roundOverheads: number[] };
+  /** The operator's `createProject` through GraphQL a second, triggers off and on. */
+  projectRequests: WriteFigure;
+  /** The operator's `uploadDocument` (a one-page PDF) through GraphQL a second, triggers off and on. */
+  uploadRequests: WriteFigure;
+  /** Bare `update project` statements a second, triggers off and on. */
+  updates: WriteFigure;
+  /** Bare document inserts a second (the upload's write), triggers off and on. */
+  documents: WriteFigure;
   delivery: { events: number; pipelinePerSecond: number; barePerSecond: number; ratio: number };
   goals: string[];
 }
@@ -26,13 +41,17 @@ export interface ChangesBenchResult {
 const ROUNDS = 3;
 const UPDATES = 400;
 const DOCUMENTS = 200;
+const REQUESTS = 200;
 const EVENTS = 400;
 
 export async function runChangesBench(opts: {
   config: AppConfig;
+  operatorToken: string;
+  /** Limiter policies the operator's requests cannot reach: the bench measures writes, not refusals. */
+  policies: NonNullable<Parameters<typeof createApp>[1]>['policies'];
   log: (line: string) => void;
 }): Promise<ChangesBenchResult> {
-  const app = await createApp(opts.config, { logger: false, worker: false });
+  const app = await createApp(opts.config, { logger: false, worker: false, policies: opts.policies });
   const db = app.db.orm.em.fork().getConnection();
   const run = (sql: string, params: unknown[] = []) => db.execute(sql, params);
   try {
@@ -86,6 +105,50 @@ export async function runChangesBench(opts: {
         roundOverheads: rounds.map((x) => round(x.on / x.off - 1)),
       };
     };
+    const gql = async (query: string, variables: Record<string, unknown>) => {
+      const res = await app.server.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${opts.operatorToken}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ query, variables }),
+      });
+      const body = res.json<{ errors?: unknown[] }>();
+      if (res.statusCode !== 200 || body.errors) throw new Error(`operator call failed: ${res.body}`);
+    };
+    let created = 0;
+    const projectRequests = async () => {
+      for (let i = 0; i < REQUESTS; i++) {
+        created++;
+        await gql('mutation($input: CreateProjectInput!) { createProject(input: $input) { id } }', {
+          input: { name: `Bench Project ${created}`, city: 'Toronto', storeys: 30, totalUnits: created },
+        });
+      }
+    };
+    // Every upload is a different PDF (a repeated one would be the same document).
+    const pdfs = await Promise.all(
+      Array.from({ length: REQUESTS * (ROUNDS * 2 + 1) }, (_, i) =>
+        makePdf([`Bench price list ${i}: suite ${i} from $${500_000 + i}`]),
+      ),
+    );
+    let uploaded = 0;
+    const uploadRequests = async () => {
+      for (let i = 0; i < REQUESTS; i++) {
+        const pdf = pdfs[uploaded++];
+        await gql(
+          'mutation($input: UploadDocumentInput!) { uploadDocument(input: $input) { document { id } } }',
+          {
+            input: {
+              projectId: project.id,
+              category: 'price-list',
+              name: `bench-upload-${uploaded}.pdf`,
+              contentBase64: pdf.toString('base64'),
+            },
+          },
+        );
+      }
+    };
+    const projectFigure = await ab('createProject requests', ['project'], projectRequests, REQUESTS);
+    const uploadFigure = await ab('uploadDocument requests', ['document'], uploadRequests, REQUESTS);
     const updateFigure = await ab('operator updates', ['project'], updates, UPDATES);
     const documentFigure = await ab('document inserts', ['document'], documents, DOCUMENTS);
 
@@ -146,6 +209,8 @@ export async function runChangesBench(opts: {
       const pipelinePerSecond = round((EVENTS / pipelineMs) * 1000);
       const barePerSecond = round((payloads.length / bareMs) * 1000);
       return {
+        projectRequests: projectFigure,
+        uploadRequests: uploadFigure,
         updates: updateFigure,
         documents: documentFigure,
         delivery: {
@@ -155,7 +220,7 @@ export async function runChangesBench(opts: {
           ratio: ratio(pipelinePerSecond, barePerSecond),
         },
         goals: [
-          'the event write adds at most 10 % to the write paths it touches',
+          'the event write adds at most 10 % to the write paths it touches (the operator requests)',
           'webhook delivery at least 0.5× a bare loop POSTing the same signed payloads',
         ],
       };
@@ -168,14 +233,21 @@ export async function runChangesBench(opts: {
   }
 }
 
+function writeRow(label: string, f: WriteFigure): string {
+  const pct = (x: number) => `${x >= 0 ? '+' : ''}${Math.round(x * 100)} %`;
+  return `| ${label} | ${f.perSecondOff} | ${f.perSecondOn} | ${pct(f.overhead)} (rounds ${f.roundOverheads.map(pct).join(', ')}) |`;
+}
+
 export function formatChanges(c: ChangesBenchResult): string[] {
   return [
     '## Change feed and webhooks',
     '',
     '| figure | off | on | cost |',
     '|---|---|---|---|',
-    `| operator updates a second (change-event trigger off / on) | ${c.updates.perSecondOff} | ${c.updates.perSecondOn} | +${Math.round(c.updates.overhead * 100)} % (rounds ${c.updates.roundOverheads.map((x) => `${Math.round(x * 100)} %`).join(', ')}) |`,
-    `| document inserts a second (trigger off / on) | ${c.documents.perSecondOff} | ${c.documents.perSecondOn} | +${Math.round(c.documents.overhead * 100)} % (rounds ${c.documents.roundOverheads.map((x) => `${Math.round(x * 100)} %`).join(', ')}) |`,
+    writeRow('operator `createProject` requests a second (change-event trigger off / on)', c.projectRequests),
+    writeRow('operator `uploadDocument` requests a second (trigger off / on)', c.uploadRequests),
+    writeRow('bare `update project` statements a second (trigger off / on)', c.updates),
+    writeRow('bare document inserts a second (trigger off / on)', c.documents),
     '',
     `Webhook delivery of ${c.delivery.events} events to a local receiver: ${c.delivery.pipelinePerSecond}/s through the pipeline, ${c.delivery.barePerSecond}/s for a bare loop of the same signed POSTs: ×${c.delivery.ratio}.`,
     '',

@@ -318,6 +318,8 @@ async function sections(report: Report): Promise<void> {
     try {
       report.changes = await runChangesBench({
         config: benchConfig(db.url, { WEBHOOK_ALLOW_LOOPBACK: 'true' }),
+        operatorToken: ADMIN_TOKEN,
+        policies: UNLIMITED,
         log,
       });
     } finally {
