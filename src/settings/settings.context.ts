@@ -165,6 +165,29 @@ export async function checkSettingsPost(
   return null;
 }
 
+/**
+ * Runs a settings form's action behind the POST guard. A refusal, the guard's or the service's (as
+ * `toRefusal` words it), answers with `refused`, nothing changed; any other error goes on.
+ */
+export async function guardedAction(
+  request: FastifyRequest,
+  req: SettingsRequest,
+  deps: AppDeps,
+  action: () => Promise<FastifyReply>,
+  refused: (r: FormRefusal) => Promise<FastifyReply>,
+  toRefusal: (err: unknown) => FormRefusal | null = refusalMessage,
+): Promise<FastifyReply> {
+  const guard = await checkSettingsPost(request, req, deps);
+  if (guard) return refused(guard);
+  try {
+    return await action();
+  } catch (err) {
+    const refusal = toRefusal(err);
+    if (!refusal) throw err;
+    return refused(refusal);
+  }
+}
+
 const FIELD_LABELS: Record<string, string> = {
   name: 'Name',
   scopes: 'Scopes',

@@ -21,7 +21,7 @@ import { usagePage } from './usage.pages.js';
 import { registerWebhookSettings } from './webhooks.routes.js';
 import { teamUsage } from '../usage/usage.service.js';
 import {
-  checkSettingsPost,
+  guardedAction,
   loadSettings,
   refusalMessage,
   type FormRefusal,
@@ -97,23 +97,13 @@ function registerSettingsRoutes(scope: FastifyInstance, deps: AppDeps): void {
   const apiUrl = (req: SettingsRequest) => teamUrl(SETTINGS_PATHS.api, req.view.team.id);
 
   /** Runs a guarded form action; a refusal (guard or service) re-renders the page with nothing changed. */
-  async function guarded(
+  const guarded = (
     request: FastifyRequest,
-    reply: FastifyReply,
+    _reply: FastifyReply,
     req: SettingsRequest,
     action: () => Promise<FastifyReply>,
     refused: (r: FormRefusal) => Promise<FastifyReply>,
-  ): Promise<FastifyReply> {
-    const guard = await checkSettingsPost(request, req, deps);
-    if (guard) return refused(guard);
-    try {
-      return await action();
-    } catch (err) {
-      const refusal = refusalMessage(err);
-      if (!refusal) throw err;
-      return refused(refusal);
-    }
-  }
+  ) => guardedAction(request, req, deps, action, refused);
 
   scope.get(SETTINGS_PATHS.copyScript, (_request, reply) =>
     reply

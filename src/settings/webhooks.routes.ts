@@ -6,7 +6,7 @@ import { formField } from '../users/form-guard.js';
 import { sendPage, type SafeHtml } from '../users/html.js';
 import * as webhooks from '../webhooks/webhooks.service.js';
 import {
-  checkSettingsPost,
+  guardedAction,
   loadSettings,
   refusalMessage,
   type FormRefusal,
@@ -128,22 +128,12 @@ export function registerWebhookSettings(scope: FastifyInstance, deps: AppDeps): 
   }
 
   /** Runs a guarded form action; a refusal (guard or service) answers with `refused`, nothing changed. */
-  async function guarded(
+  const guarded = (
     request: FastifyRequest,
     req: SettingsRequest,
     action: () => Promise<FastifyReply>,
     refused: (r: FormRefusal) => Promise<FastifyReply>,
-  ): Promise<FastifyReply> {
-    const guard = await checkSettingsPost(request, req, deps);
-    if (guard) return refused(guard);
-    try {
-      return await action();
-    } catch (err) {
-      const refusal = webhookRefusal(err);
-      if (!refusal) throw err;
-      return refused(refusal);
-    }
-  }
+  ) => guardedAction(request, req, deps, action, refused, webhookRefusal);
 
   scope.get<{ Querystring: Query }>(SETTINGS_PATHS.webhooks, async (request, reply) => {
     const req = await load(request, reply, text(request.query.team), request.url);

@@ -267,6 +267,9 @@ describeWith(!!databaseUrl, 'needs a PostgreSQL server (DATABASE_URL)')(
     it('holds back events behind a running transaction, so none commits behind a cursor already handed out', async () => {
       const project = await createProject(t);
       const other = await createProject(t);
+      // Both creations are out before the cursor is taken: the feed may still hold them back.
+      await drain(null, { p: project.id }, 1);
+      await drain(null, { p: other.id }, 1);
       const { cursor } = await drain(null);
       const slow = new pg.Client({ connectionString: t.config.databaseUrl! });
       await slow.connect();
