@@ -90,6 +90,10 @@ async function recording<T>(
 let first = 0;
 beforeAll(async () => {
   t = await startTestApp();
+  // The statements recorded here are the search's own: the background loops that also run
+  // statements on their own timers (webhook fan-out and delivery, change-event retention) stop.
+  await t.app.webhooks.stop();
+  await t.app.changeEvents.stop();
   token = (await memberToken(t, 'pro')).secret;
   projectId = (await createProject(t, { name: 'Cache Towers' })).id;
   first = await upload('first.pdf', ['Quartz countertops in every kitchen.']);
