@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { freePort } from '../support/net.js';
@@ -11,7 +10,7 @@ import {
   operator,
   PrivatePostgres,
   PrivateRedis,
-  ROOT,
+  buildService,
   ServiceProcess,
   sleepMs,
   unavailableShapeProblems,
@@ -70,10 +69,7 @@ maybe(`faults (${reason ?? 'private PostgreSQL and Redis'})`, () => {
 
   beforeAll(async () => {
     // The service runs compiled, exactly as `npm start` and `npm run worker` run it.
-    execFileSync(process.execPath, ['node_modules/tsgo/bin/tsc', '-p', 'tsconfig.build.json'], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
+    buildService();
     await db.init();
     await redis.start();
     const port = await freePort();

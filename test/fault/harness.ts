@@ -153,6 +153,49 @@ export class PrivateRedis {
   }
 }
 
+/** Compiles the service into dist/, as `npm start` does, for tests that run it as a process. */
+export function buildService(): void {
+  execFileSync(process.execPath, ['node_modules/tsgo/bin/tsc', '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
+}
+
+/**
+ * The compiled service as `npm start` runs it on the embedded database, in an empty data directory
+ * of its own (removed by `close`), listening on a free port.
+ */
+export async function startFreshService(
+  env: Record<string, string>,
+): Promise<{ service: ServiceProcess; dataDir: string; close: () => Promise<void> }> {
+  buildService();
+  const dataDir = mkdtempSync(join(tmpdir(), 'pds-fresh-service-'));
+  const port = await freePort();
+  const service = new ServiceProcess(
+    'src/main.js',
+    {
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    port,
+  );
+  const close = async () => {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await service.listening();
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { service, dataDir, close };
+}
+
 /** A service process (`npm start`'s dist/src/main.js or `npm run worker`'s dist/src/cli/worker.js), its log kept. */
 export class ServiceProcess {
   readonly lines: string[] = [];

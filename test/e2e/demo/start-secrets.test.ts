@@ -1,11 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DEMO_PASSWORD } from '../../../src/demo/seed.js';
-import { ROOT, ServiceProcess } from '../../fault/harness.js';
-import { freePort } from '../../support/net.js';
+import { startFreshService, type ServiceProcess } from '../../fault/harness.js';
 
 /**
  * The compiled service started as `npm start` starts it, with the operator token configured and
@@ -14,33 +9,15 @@ import { freePort } from '../../support/net.js';
  */
 const OPERATOR = randomBytes(32).toString('base64url');
 let service: ServiceProcess;
-let dataDir: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  execFileSync(process.execPath, ['node_modules/tsgo/bin/tsc', '-p', 'tsconfig.build.json'], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
-  dataDir = mkdtempSync(join(tmpdir(), 'pds-start-secrets-'));
-  const port = await freePort();
-  service = new ServiceProcess(
-    'src/main.js',
-    {
-      NODE_ENV: 'production',
-      HOST: '0.0.0.0',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      PDS_ADMIN_TOKEN: OPERATOR,
-      LOG_LEVEL: 'info',
-    },
-    port,
-  );
-  await service.listening();
+  // Reachable from elsewhere (HOST=0.0.0.0) and with the operator token configured.
+  ({ service, close } = await startFreshService({ HOST: '0.0.0.0', PDS_ADMIN_TOKEN: OPERATOR }));
 }, 180_000);
 
 afterAll(async () => {
-  await service?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await close?.();
 });
 
 it('prints no secret it did not generate: the configured operator token appears nowhere', async () => {
