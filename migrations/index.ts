@@ -16,6 +16,7 @@ import { Migration20261128001000Webhooks } from './Migration20261128001000Webhoo
 import { Migration20261128020000RolledKeyWindow } from './Migration20261128020000RolledKeyWindow.js';
 import { Migration20261128023000_client_id_urls } from './Migration20261128023000_client_id_urls.js';
 import { Migration20261128030000_change_event_retention } from './Migration20261128030000_change_event_retention.js';
+import { Migration20261128063000_webhook_delivery_due_order } from './Migration20261128063000_webhook_delivery_due_order.js';
 
 /**
  * The one naming scheme of migrations: `Migration<UTC yyyyMMddHHmmss>_<snake_case_name>`, which
@@ -53,5 +54,9 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261128030000_change_event_retention',
     class: Migration20261128030000_change_event_retention,
+  },
+  {
+    name: 'Migration20261128063000_webhook_delivery_due_order',
+    class: Migration20261128063000_webhook_delivery_due_order,
   },
 ];

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import { onConnection, type NativeClient } from '../db/native.js';
+import { onConnection, queryOn, type NativeClient } from '../db/native.js';
 import { standingProblem } from '../auth/entitlements.js';
 import { eventView } from '../changes/changes.service.js';
 import { guardedLookup } from '../net/public-address.js';
@@ -13,9 +13,9 @@ export const NOT_SENT_DISABLED = 'not sent: the endpoint was disabled';
 /**
  * Webhook delivery, at least once. Two steps run in every worker process:
  *
- * - fan-out: in one transaction, read the change feed after the dispatcher's position, queue a
- *   delivery row per matching enabled endpoint, and move the position. Concurrent workers queue
- *   behind the position's row lock; the (endpoint, event) key keeps every event once per endpoint.
+ * - fan-out: in one statement, read the change feed after the dispatcher's position, queue a
+ *   delivery row per matching enabled endpoint, and move the position unless another worker moved
+ *   it first; the (endpoint, event) key keeps every event once per endpoint.
  * - send: claim due deliveries (`for update skip locked`, leased for the request's timeout and a few seconds so a
  *   killed worker's claim comes due again), POST the signed payload, record the outcome, and on
  *   failure schedule the next attempt from the retry schedule. A delivery that exhausts the
@@ -48,8 +48,10 @@ interface Claimed {
 }
 
 const FAN_OUT_BATCH = 500;
-/** Deliveries one round claims and sends at once. */
+/** Deliveries claimed and sent at once. */
 export const SEND_BATCH = 50;
+/** Deliveries a round sends at most before the fan-out looks at the feed again. */
+const ROUND_DELIVERIES = 2000;
 const EXCERPT_BYTES = 500;
 
 export class WebhookDeliverer {
@@ -81,10 +83,36 @@ export class WebhookDeliverer {
     await this.running;
   }
 
-  /** One round of fan-out and sending: what the loop runs, and what tests call to wait for work. */
+  /**
+   * One round of fan-out and sending: what the loop runs, and what tests call to wait for work.
+   * Events found by the first fan-out are queued before anything is sent; while a backlog remains
+   * (a fan-out took a full batch), the next fan-out runs beside the sending.
+   */
   async runOnce(): Promise<number> {
-    await this.fanOut();
-    return this.sendDue();
+    const fanning = {
+      backlog: (await this.fanOut()) === FAN_OUT_BATCH,
+      running: null as Promise<void> | null,
+    };
+    const feed = () => {
+      if (!fanning.backlog || fanning.running || this.stopped) return;
+      fanning.running = this.fanOut()
+        .then((events) => {
+          fanning.backlog = events === FAN_OUT_BATCH;
+        })
+        .catch((err: unknown) => {
+          // The next round's fan-out, which runs first, tries again.
+          fanning.backlog = false;
+          this.log.warn({ err }, 'webhook fan-out failed; retrying');
+        })
+        .finally(() => {
+          fanning.running = null;
+        });
+    };
+    try {
+      return await this.sendDue(feed);
+    } finally {
+      await fanning.running;
+    }
   }
 
   private schedule(ms: number): void {
@@ -107,70 +135,63 @@ export class WebhookDeliverer {
     this.timer.unref();
   }
 
-  private fanOut(): Promise<void> {
-    return onConnection(this.pool, async (client) => {
-      await client.query('begin');
-      const [position] = (
-        await client.query<{ tx: string; event_id: string }>(
-          'select tx::text, event_id::text from webhook_dispatch where id = 1 for update',
-        )
-      ).rows;
-      if (!position) throw new Error('webhook_dispatch has no row: the migrations did not run');
-      const { rows } = await client.query<{ tx: string; id: string }>(
-        `select tx::text, id::text from change_event
-          where (tx, id) > ($1::text::xid8, $2::bigint) and tx < pg_snapshot_xmin(pg_current_snapshot())
-          order by change_event.tx, change_event.id limit $3`,
-        [position.tx, position.event_id, FAN_OUT_BATCH],
-      );
-      const last = rows.at(-1);
-      if (last) {
-        await client.query(
-          `insert into webhook_delivery (endpoint_id, event_id)
-           select w.id, e.id from change_event e
-             join webhook_endpoint w on w.enabled and (w.event_types = '{}' or e.type = any(w.event_types))
-             join team t on t.id = w.team_id and t.plan in ('pro', 'elite')
-            where e.id = any($1::bigint[]) and e.occurred_at >= w.created_at
-           on conflict do nothing`,
-          [rows.map((r) => r.id)],
-        );
-        await client.query(
-          'update webhook_dispatch set tx = $1::text::xid8, event_id = $2::bigint where id = 1',
-          [last.tx, last.id],
-        );
-      }
-      await client.query('commit');
+  /** Queues the deliveries of the next events of the feed; the number of events read. */
+  private async fanOut(): Promise<number> {
+    const { rows } = await queryOn<{ positioned: number; events: number }>(this.pool, {
+      name: 'webhook_fan_out',
+      text: FAN_OUT,
+      values: [FAN_OUT_BATCH],
     });
+    if (rows[0]?.positioned !== 1) throw new Error('webhook_dispatch has no row: the migrations did not run');
+    return rows[0].events;
   }
 
-  private async sendDue(): Promise<number> {
+  /**
+   * Sends what is due, batch after batch, until nothing is or the round has sent its share: while
+   * one batch's POSTs are out, the next batch is claimed and the previous one's outcomes recorded,
+   * so the database's work overlaps the sending instead of adding to it. An outcome not recorded
+   * (this worker died first) comes due again when its lease runs out, and is sent again under the
+   * same `webhook-id`.
+   */
+  private async sendDue(feed: () => void): Promise<number> {
+    let sent = 0;
+    let recording: Promise<void> | null = null;
+    /** Endpoints this round's outcomes disabled: their deliveries already claimed are not sent. */
+    const disabled = new Set<number>();
+    let next: Promise<Claimed[]> | null = this.claim();
+    try {
+      while (next) {
+        const batch: Claimed[] = await next;
+        if (batch.length === 0) break;
+        sent += batch.length;
+        feed();
+        next = batch.length === SEND_BATCH && sent < ROUND_DELIVERIES && !this.stopped ? this.claim() : null;
+        // Settled here so that a failed claim is not an unhandled rejection while the batch is sent.
+        next?.catch(() => undefined);
+        const outcomes = await Promise.all(
+          batch.filter((d) => !disabled.has(d.endpoint_id)).map((d) => this.deliver(d)),
+        );
+        for (const o of outcomes) if (o.disable !== null) disabled.add(o.endpointId);
+        await recording;
+        recording = outcomes.length > 0 ? this.record(outcomes) : null;
+      }
+    } finally {
+      // A round that fails midway leaves nothing running behind it; what it claimed and did not
+      // record comes due again when the lease runs out.
+      await Promise.allSettled([next, recording]);
+    }
+    await recording;
+    return sent;
+  }
+
+  private async claim(): Promise<Claimed[]> {
     const leaseSeconds = Math.ceil(this.settings.timeoutMs / 1000) + 5;
-    const claimed = await onConnection(this.pool, async (client) => {
-      const { rows } = await client.query<Claimed>(
-        `with due as (
-           select d.id from webhook_delivery d
-            where d.status = 'pending' and d.next_attempt_at <= now()
-            order by d.next_attempt_at, d.id limit $1 for update skip locked),
-         claimed as (
-           update webhook_delivery d set attempts = d.attempts + 1,
-                  next_attempt_at = now() + make_interval(secs => $2), last_attempt_at = now()
-             from due where d.id = due.id
-           returning d.id, d.attempts, d.endpoint_id, d.event_id)
-         select c.id::text, c.attempts, w.url, w.secret, w.id as endpoint_id,
-                t.plan, t.subscription_status, t.past_due_since,
-                row_to_json(e) as event
-           from claimed c join webhook_endpoint w on w.id = c.endpoint_id
-           join team t on t.id = w.team_id
-           cross join lateral (
-             select ce.id::text as id, ce.tx::text as tx, ce.occurred_at, ce.type, ce.subject_type,
-                    ce.subject_id, ce.project_id, ce.changes
-               from change_event ce where ce.id = c.event_id) e`,
-        [SEND_BATCH, leaseSeconds],
-      );
-      return rows;
+    const { rows } = await queryOn<Claimed>(this.pool, {
+      name: 'webhook_claim',
+      text: CLAIM,
+      values: [SEND_BATCH, leaseSeconds],
     });
-    const outcomes = await Promise.all(claimed.map((d) => this.deliver(d)));
-    if (outcomes.length > 0) await this.record(outcomes);
-    return claimed.length;
+    return rows;
   }
 
   private async deliver(d: Claimed): Promise<Outcome> {
@@ -188,10 +209,8 @@ export class WebhookDeliverer {
         true,
       );
     }
-    const event = eventView({ ...d.event, occurred_at: new Date(d.event.occurred_at) });
-    const payload = JSON.stringify({ type: event.type, timestamp: event.occurredAt, data: event });
     const started = performance.now();
-    const answer = await post(d.url, payload, `msg_${event.id}`, d.secret, this.settings);
+    const answer = await post(d.url, webhookPayload(d.event), `msg_${d.event.id}`, d.secret, this.settings);
     return this.outcome(d, answer, Math.round(performance.now() - started), false);
   }
 
@@ -227,39 +246,22 @@ export class WebhookDeliverer {
     const working = endpoints((o) => o.status === 'delivered');
     const failing = endpoints((o) => o.status !== 'delivered').filter((id) => !working.includes(id));
     const disabled = outcomes.filter((o) => o.disable !== null);
+    const params = [
+      column('id'),
+      column('status'),
+      column('retryIn'),
+      column('code'),
+      column('error'),
+      column('excerpt'),
+      column('latencyMs'),
+      working,
+      failing,
+    ];
+    // The common round, nothing disabled: one statement.
+    if (disabled.length === 0) return queryOn(this.pool, RECORD_STATEMENT(params)).then(() => undefined);
     return onConnection(this.pool, async (client: NativeClient) => {
       await client.query('begin');
-      await client.query(
-        `update webhook_delivery d set
-           status = v.status,
-           next_attempt_at = case when v.status = 'pending' then now() + make_interval(secs => v.retry) else d.next_attempt_at end,
-           last_status_code = v.code, last_error = v.error, response_excerpt = v.excerpt, last_latency_ms = v.latency,
-           delivered_at = case when v.status = 'delivered' then now() end
-         from unnest($1::bigint[], $2::text[], $3::float8[], $4::int[], $5::text[], $6::text[], $7::int[])
-              as v(id, status, retry, code, error, excerpt, latency)
-         where d.id = v.id`,
-        [
-          column('id'),
-          column('status'),
-          column('retryIn'),
-          column('code'),
-          column('error'),
-          column('excerpt'),
-          column('latencyMs'),
-        ],
-      );
-      if (working.length > 0) {
-        await client.query(
-          'update webhook_endpoint set failing_since = null where id = any($1) and failing_since is not null',
-          [working],
-        );
-      }
-      if (failing.length > 0) {
-        await client.query(
-          'update webhook_endpoint set failing_since = now() where id = any($1) and failing_since is null',
-          [failing],
-        );
-      }
+      await client.query(RECORD_STATEMENT(params));
       for (const o of disabled) {
         // As when the team disables it: the endpoint's other waiting deliveries are not sent either.
         await client.query(
@@ -276,6 +278,89 @@ export class WebhookDeliverer {
   }
 }
 
+// The round's three statements are prepared once per connection (named): planning them would
+// otherwise cost more than running them.
+
+/**
+ * The deliverer's statements commit without waiting for their WAL to reach the disk
+ * (`synchronous_commit` off for their own transaction, as `SET LOCAL` would set it in a block). A
+ * server crash can then lose the last moments of bookkeeping, which at-least-once delivery absorbs:
+ * a lost claim or outcome sends the delivery again under the same `webhook-id`, a lost fan-out
+ * queues its events again. The events are written by the changes' own transactions, which keep
+ * the server's setting.
+ */
+const COMMIT_ASYNC = `set_config('synchronous_commit', 'off', true)`;
+
+/**
+ * The fan-out, one statement without a lock: it reads the position, queues the events after it
+ * and moves the position only if no other worker moved it meanwhile. A worker that loses the race
+ * queued nothing new (the (endpoint, event) key), and its next round starts from the winner's
+ * position. With nothing new it writes nothing, so an idle round costs one read.
+ */
+const FAN_OUT = `with position as (select tx, event_id from webhook_dispatch where id = 1),
+  batch as (
+    select e.tx, e.id, e.type, e.occurred_at from change_event e
+     where (e.tx, e.id) > ((select tx from position), (select event_id from position))
+       and e.tx < pg_snapshot_xmin(pg_current_snapshot())
+     order by e.tx, e.id limit $1),
+  queued as (
+    insert into webhook_delivery (endpoint_id, event_id)
+    select w.id, b.id from batch b
+      join webhook_endpoint w on w.enabled and (w.event_types = '{}' or b.type = any(w.event_types))
+      join team t on t.id = w.team_id and t.plan in ('pro', 'elite')
+     where b.occurred_at >= w.created_at
+    on conflict do nothing),
+  last as (select tx, id from batch order by tx desc, id desc limit 1),
+  moved as (
+    update webhook_dispatch d set tx = last.tx, event_id = last.id
+      from last, position p
+     where d.id = 1 and d.tx = p.tx and d.event_id = p.event_id)
+  select (select count(*) from position)::int as positioned, (select count(*) from batch)::int as events,
+         ${COMMIT_ASYNC} as commit_mode`;
+
+/**
+ * The claim: due deliveries, leased for the request's timeout and a few seconds so that a killed
+ * worker's claim comes due again, with what sending them needs.
+ */
+const CLAIM = `with due as (
+    select d.id from webhook_delivery d
+     where d.status = 'pending' and d.next_attempt_at <= now()
+     order by d.next_attempt_at, d.id limit $1 for update skip locked),
+  claimed as (
+    update webhook_delivery d set attempts = d.attempts + 1,
+           next_attempt_at = now() + make_interval(secs => $2), last_attempt_at = now()
+      from due where d.id = due.id
+    returning d.id, d.attempts, d.endpoint_id, d.event_id)
+  select c.id::text, c.attempts, w.url, w.secret, w.id as endpoint_id,
+         t.plan, t.subscription_status, t.past_due_since,
+         row_to_json(e) as event, ${COMMIT_ASYNC} as commit_mode
+    from claimed c join webhook_endpoint w on w.id = c.endpoint_id
+    join team t on t.id = w.team_id
+    cross join lateral (
+      select ce.id::text as id, ce.tx::text as tx, ce.occurred_at, ce.type, ce.subject_type,
+             ce.subject_id, ce.project_id, ce.changes
+        from change_event ce where ce.id = c.event_id) e`;
+
+/**
+ * A round's outcomes: the deliveries, then what they say of their endpoints (working again: no
+ * longer failing; failing: failing since now, if not already).
+ */
+const RECORD = `with recorded as (
+    update webhook_delivery d set
+      status = v.status,
+      next_attempt_at = case when v.status = 'pending' then now() + make_interval(secs => v.retry) else d.next_attempt_at end,
+      last_status_code = v.code, last_error = v.error, response_excerpt = v.excerpt, last_latency_ms = v.latency,
+      delivered_at = case when v.status = 'delivered' then now() end
+    from unnest($1::bigint[], $2::text[], $3::float8[], $4::int[], $5::text[], $6::text[], $7::int[])
+         as v(id, status, retry, code, error, excerpt, latency)
+    where d.id = v.id),
+  endpoints as (
+    update webhook_endpoint set failing_since = case when id = any($8::int[]) then null else now() end
+     where (id = any($8::int[]) and failing_since is not null) or (id = any($9::int[]) and failing_since is null))
+  select ${COMMIT_ASYNC} as commit_mode`;
+
+const RECORD_STATEMENT = (values: unknown[]) => ({ name: 'webhook_record', text: RECORD, values });
+
 interface Outcome {
   id: string;
   endpointId: number;
@@ -287,6 +372,12 @@ interface Outcome {
   latencyMs: number | null;
   /** Why the endpoint is to be disabled, when this outcome disables it. */
   disable: string | null;
+}
+
+/** The body of an event's delivery: its type, its time and the event as the feed gives it. */
+export function webhookPayload(row: Parameters<typeof eventView>[0]): string {
+  const event = eventView(row);
+  return JSON.stringify({ type: event.type, timestamp: event.occurredAt, data: event });
 }
 
 export function describeSchedule(schedule: readonly number[]): string {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createApp } from '../../src/app.js';
 import type { AppConfig } from '../../src/config.js';
-import { post, SEND_BATCH } from '../../src/webhooks/delivery.js';
+import { post, SEND_BATCH, webhookPayload } from '../../src/webhooks/delivery.js';
 import { makePdf } from '../support/pdf.js';
 import { medianRound, ratio, round } from './stats.js';
 
@@ -11,10 +11,10 @@ import { medianRound, ratio, round } from './stats.js';
  * The change feed's two costs. Event writes: the write paths the triggers touch, as the operator
  * calls them (GraphQL `createProject` and `uploadDocument` over the service's HTTP stack), and the
  * bare statements under them (an `update project`, a document insert), each with the change-event
- * triggers on and off, alternating rounds on one database. Webhook delivery:
- * events delivered to a local receiver through the whole pipeline (fan-out, claim, sign, POST,
- * record) against a bare loop that POSTs the same signed payloads with the same HTTP client, as
- * many at once as the deliverer sends.
+ * triggers on and off, alternating rounds on one database. Webhook delivery, in rounds after a
+ * warm-up: events delivered to a local receiver through the whole pipeline (fan-out, claim, sign,
+ * POST, record) against a bare loop that POSTs the same signed payloads with the same HTTP client,
+ * as many at once as the deliverer sends.
  */
 
 interface WriteFigure {
@@ -34,15 +34,22 @@ export interface ChangesBenchResult {
   updates: WriteFigure;
   /** Bare document inserts a second (the upload's write), triggers off and on. */
   documents: WriteFigure;
-  delivery: { events: number; pipelinePerSecond: number; barePerSecond: number; ratio: number };
+  /** Per round of EVENTS events (after a warm-up round), the median round's figures. */
+  delivery: {
+    events: number;
+    pipelinePerSecond: number;
+    barePerSecond: number;
+    ratio: number;
+    roundRatios: number[];
+  };
   goals: string[];
 }
 
-const ROUNDS = 3;
+const ROUNDS = 5;
 const UPDATES = 400;
 const DOCUMENTS = 200;
 const REQUESTS = 200;
-const EVENTS = 400;
+const EVENTS = 2000;
 
 export async function runChangesBench(opts: {
   config: AppConfig;
@@ -170,44 +177,55 @@ export async function runChangesBench(opts: {
       );
       // Fan-out starts after what exists now.
       await app.webhooks.runOnce();
-      for (let i = 0; i < EVENTS; i++)
-        await run(`update project set storeys = ? where id = ?`, [i + 1, project.id]);
-      const payloads = (await run(
-        `select id::text from change_event where type = 'project.changed' order by id desc limit ?`,
-        [EVENTS],
-      )) as { id: string }[];
-      // Done when every event was delivered: a round that sends nothing may only mean the fan-out
-      // has not reached the events yet.
-      const pipelineMs = await timed(async () => {
-        for (let i = 0; i < 10_000; i++) {
-          if ((await app.webhooks.runOnce()) > 0) continue;
-          const [done] = await run(
-            `select count(*)::int as n from webhook_delivery where status = 'delivered'`,
-          );
-          if (done.n >= EVENTS) return;
-        }
-        throw new Error('webhook deliveries did not finish');
-      });
       const settings = { allowLoopback: true, timeoutMs: opts.config.webhooks.timeoutMs };
-      const bareMs = await timed(async () => {
-        for (let i = 0; i < payloads.length; i += SEND_BATCH) {
-          await Promise.all(
-            payloads
-              .slice(i, i + SEND_BATCH)
-              .map((p) =>
-                post(
-                  url,
-                  JSON.stringify({ type: 'project.changed', id: p.id }),
-                  `msg_${p.id}`,
-                  secret,
-                  settings,
-                ),
-              ),
-          );
-        }
-      });
-      const pipelinePerSecond = round((EVENTS / pipelineMs) * 1000);
-      const barePerSecond = round((payloads.length / bareMs) * 1000);
+      let delivered = 0;
+      // One round: EVENTS changes committed one by one, delivered through the pipeline (done when
+      // every one was: a round that sends nothing may only mean the fan-out has not reached the
+      // events yet), then the same payloads POSTed by the bare loop.
+      const deliveryRound = async () => {
+        for (let i = 0; i < EVENTS; i++)
+          await run(`update project set storeys = ? where id = ?`, [i + 1, project.id]);
+        const payloads = (
+          (await run(
+            `select id::text, tx::text, occurred_at, type, subject_type, subject_id, project_id, changes
+               from change_event where type = 'project.changed' order by id desc limit ?`,
+            [EVENTS],
+          )) as Parameters<typeof webhookPayload>[0][]
+        ).map((event) => ({ id: event.id, body: webhookPayload(event) }));
+        delivered += EVENTS;
+        const pipeline = await timed(async () => {
+          for (let i = 0; i < 10_000; i++) {
+            if ((await app.webhooks.runOnce()) > 0) continue;
+            const [done] = await run(
+              `select count(*)::int as n from webhook_delivery where status = 'delivered'`,
+            );
+            if (done.n >= delivered) return;
+          }
+          throw new Error('webhook deliveries did not finish');
+        });
+        const bare = await timed(async () => {
+          for (let i = 0; i < payloads.length; i += SEND_BATCH) {
+            await Promise.all(
+              payloads
+                .slice(i, i + SEND_BATCH)
+                .map((p) => post(url, p.body, `msg_${p.id}`, secret, settings)),
+            );
+          }
+        });
+        return { pipeline, bare };
+      };
+      await deliveryRound(); // warm-up: the first round also compiles the code both sides run
+      const deliveryRounds: { pipeline: number; bare: number }[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const figure = await deliveryRound();
+        deliveryRounds.push(figure);
+        opts.log(
+          `changes: webhook delivery round ${r + 1}: ${round(figure.pipeline)} ms pipeline, ${round(figure.bare)} ms bare loop`,
+        );
+      }
+      const median = medianRound(deliveryRounds, (x) => x.bare / x.pipeline);
+      const pipelinePerSecond = round((EVENTS / median.pipeline) * 1000);
+      const barePerSecond = round((EVENTS / median.bare) * 1000);
       return {
         projectRequests: projectFigure,
         uploadRequests: uploadFigure,
@@ -218,6 +236,7 @@ export async function runChangesBench(opts: {
           pipelinePerSecond,
           barePerSecond,
           ratio: ratio(pipelinePerSecond, barePerSecond),
+          roundRatios: deliveryRounds.map((x) => round(x.bare / x.pipeline)),
         },
         goals: [
           'the event write adds at most 10 % to the write paths it touches (the operator requests)',
@@ -249,7 +268,7 @@ export function formatChanges(c: ChangesBenchResult): string[] {
     writeRow('bare `update project` statements a second (trigger off / on)', c.updates),
     writeRow('bare document inserts a second (trigger off / on)', c.documents),
     '',
-    `Webhook delivery of ${c.delivery.events} events to a local receiver: ${c.delivery.pipelinePerSecond}/s through the pipeline, ${c.delivery.barePerSecond}/s for a bare loop of the same signed POSTs: ×${c.delivery.ratio}.`,
+    `Webhook delivery of ${c.delivery.events} events to a local receiver (median of ${c.delivery.roundRatios.length} rounds after a warm-up): ${c.delivery.pipelinePerSecond}/s through the pipeline, ${c.delivery.barePerSecond}/s for a bare loop of the same signed POSTs: ×${c.delivery.ratio} (rounds ${c.delivery.roundRatios.map((x) => `×${x}`).join(', ')}).`,
     '',
     ...c.goals.map((g) => `- Goal: ${g}`),
     '',
