@@ -319,10 +319,10 @@ const FAN_OUT = `with position as (select tx, event_id from webhook_dispatch whe
          ${COMMIT_ASYNC} as commit_mode`;
 
 /**
- * The claim: due deliveries, leased for the request's timeout and a few seconds so that a killed
+ * The claim ($1 deliveries, a lease of $2 seconds): due deliveries, leased for the request's timeout and a few seconds so that a killed
  * worker's claim comes due again, with what sending them needs.
  */
-const CLAIM = `with due as (
+export const CLAIM = `with due as (
     select d.id from webhook_delivery d
      where d.status = 'pending' and d.next_attempt_at <= now()
      order by d.next_attempt_at, d.id limit $1 for update skip locked),

@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { CLAIM, NOT_SENT_DISABLED, SEND_BATCH } from '../../../src/webhooks/delivery.js';
 import { webhookUrlProblem } from '../../../src/webhooks/webhook-url.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { addMember, createProject, createTeam, createUser } from '../../support/factories.js';
@@ -254,6 +255,69 @@ describe('webhook delivery', () => {
     await t.app.webhooks.runOnce();
     expect(receiver.n - sentBefore).toBe(2);
     await remove(endpoint);
+  });
+
+  it('a 410 in a backlog stops the sending at the batch in flight', async () => {
+    const endpoint = await register(['project.changed']);
+    const db = t.app.db.orm.em.fork().getConnection();
+    const project = await createProject(t);
+    // More events than two batches, each its own change of the project.
+    const events = SEND_BATCH * 2 + 30;
+    await db.execute(
+      `do $$ begin for i in 1..${events} loop update project set storeys = i where id = ${project.id}; end loop; end $$`,
+    );
+    receiver.plan = () => 410;
+    await t.app.webhooks.runOnce();
+    // The first batch was out when the 410s came back; the next, claimed meanwhile, was not sent.
+    expect(receiver.n).toBe(SEND_BATCH);
+    const [counts] = await db.execute(
+      `select count(*) filter (where last_status_code = 410)::int as gone,
+              count(*) filter (where status = 'failed' and last_error = ?)::int as unsent,
+              count(*)::int as total
+         from webhook_delivery where endpoint_id = ?`,
+      [NOT_SENT_DISABLED, endpoint],
+    );
+    expect(counts).toEqual({ gone: SEND_BATCH, unsent: events - SEND_BATCH, total: events });
+    await remove(endpoint);
+  });
+
+  it('a claim reads the deliveries it takes, not the whole backlog', async () => {
+    const endpoint = await register(['project.changed']);
+    const db = t.app.db.orm.em.fork().getConnection();
+    const project = await createProject(t);
+    const [{ last }] = await db.execute(`select coalesce(max(id), 0)::bigint as last from change_event`);
+    await db.execute(
+      `do $$ begin for i in 1..3000 loop update project set storeys = i where id = ${project.id}; end loop; end $$`,
+    );
+    await db.execute(
+      `insert into webhook_delivery (endpoint_id, event_id)
+       select ?, id from change_event where id > ? and type = 'project.changed'`,
+      [endpoint, last],
+    );
+    await db.execute('analyze webhook_delivery');
+    const pool = await t.app.db.orm.em.getConnection('write').getNativeClient();
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const { rows } = await client.query(`explain (analyze, format json) ${CLAIM}`, [SEND_BATCH, 15]);
+      await client.query('rollback');
+      const nodes: { 'Node Type': string; 'Index Name'?: string; 'Actual Rows': number }[] = [];
+      const walk = (n: any) => {
+        nodes.push(n);
+        for (const child of n.Plans ?? []) walk(child);
+      };
+      walk(rows[0]['QUERY PLAN'][0].Plan);
+      const due = nodes.find((n) => n['Index Name'] === 'webhook_delivery_due_index');
+      expect(due).toBeDefined();
+      // In the claim's order from the index: no sort, and no more rows read than taken.
+      expect(nodes.filter((n) => n['Node Type'] === 'Sort')).toEqual([]);
+      expect(due!['Actual Rows']).toBeLessThanOrEqual(SEND_BATCH);
+    } finally {
+      client.release();
+    }
+    await remove(endpoint);
+    // The fan-out reads past these events (500 a round), so the next test's are in its first round.
+    for (let i = 0; i < Math.ceil(3000 / 500) + 1; i++) await t.app.webhooks.runOnce();
   });
 
   it('disabling an endpoint fails its waiting deliveries and sends nothing more; a member may not', async () => {
