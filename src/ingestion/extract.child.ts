@@ -109,10 +109,14 @@ function serve(): void {
   process.on('uncaughtException', fatal);
   process.on('disconnect', () => process.exit(0));
   // A parent killed outright may leave the channel's end unnoticed while a long document is being
-  // read; its pid changing (the orphan is re-parented) ends the extractor within a second.
-  const parent = process.ppid;
+  // read; its pid changing (the orphan is re-parented) ends the extractor within a second. The pid
+  // is the one the parent passed as this script's argument, so a parent killed while this process
+  // was still starting (before the listener above existed) is noticed here at once.
+  const parent = Number(process.argv[2]) || process.ppid;
+  const orphaned = () => !process.connected || process.ppid !== parent;
+  if (orphaned()) process.exit(0);
   setInterval(() => {
-    if (process.ppid !== parent) process.exit(0);
+    if (orphaned()) process.exit(0);
   }, PARENT_CHECK_MS).unref();
   process.on('message', (request: ChildRequest) => {
     current = request.id;

@@ -135,7 +135,8 @@ export function memoryLimitedNode(
 export const EXTRACTOR_NICENESS = 10;
 
 export function spawnExtractor(maxMemoryMb: number): ChildProcess {
-  const child = spawn('/bin/sh', memoryLimitedNode(maxMemoryMb, childCommand()), {
+  // The extractor's one argument is this process's pid: whose orphan it would be (extract.child.ts).
+  const child = spawn('/bin/sh', memoryLimitedNode(maxMemoryMb, [...childCommand(), String(process.pid)]), {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'advanced',
   });

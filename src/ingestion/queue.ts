@@ -137,8 +137,15 @@ export class PgBossQueue implements ExtractionQueue {
   async depth(): Promise<{ queued: number; active: number } | null> {
     const boss = this.boss;
     if (!boss || this.healthState.state === 'down') return null;
-    const queue = await boss.getQueue(EXTRACTION_QUEUE);
-    return queue ? { queued: queue.queuedCount, active: queue.activeCount } : null;
+    // Counted now (the index idle() reads too), not pg-boss's queue statistics: its monitor
+    // refreshes those only every monitorIntervalSeconds, so a scrape could see a finished job running.
+    const { rows } = await boss.getDb().executeSql(
+      `select count(*) filter (where state in ('created', 'retry'))::int as queued,
+              count(*) filter (where state = 'active')::int as active
+         from ${QUEUE_SCHEMA}.job where name = $1 and state in ('created', 'retry', 'active')`,
+      [EXTRACTION_QUEUE],
+    );
+    return rows[0] as { queued: number; active: number };
   }
 
   async check(): Promise<QueueHealth> {

@@ -12,7 +12,7 @@ import { makePdf } from '../../support/pdf.js';
  * server with the demo data and a few demo documents ingested. Placeholders such as `pds_key_…`
  * are filled with the demo credentials the start would print. A block that must not run (it
  * installs, starts or benchmarks a deployment) says why in a `<!-- example not run: … -->` line
- * above it. curl is wrapped so every call's status and answer are checked: an HTTP error, a
+ * above it (a blank line between them is allowed). curl is wrapped so every call's status and answer are checked: an HTTP error, a
  * GraphQL error, a JSON-RPC error or a tool error fails the example.
  */
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -38,7 +38,9 @@ function examples(): Example[] {
     for (let i = 0; i < lines.length; i++) {
       if (!/^```(sh|bash|shell|console)\s*$/.test(lines[i])) continue;
       const end = lines.indexOf('```', i + 1);
-      const skipped = /^<!-- example not run: (.+) -->$/.exec(lines[i - 1] ?? '')?.[1] ?? null;
+      // The marker is the line above the block, or above the blank line Prettier puts between them.
+      const above = lines[i - 1] === '' ? lines[i - 2] : lines[i - 1];
+      const skipped = /^<!-- example not run: (.+) -->$/.exec(above ?? '')?.[1] ?? null;
       found.push({ page, line: i + 1, code: lines.slice(i + 1, end).join('\n'), skipped });
       i = end;
     }
