@@ -5,6 +5,7 @@
  * than the limit gets its allocations refused and ends this process, never its parent.
  */
 import { chunkPages, type ChunkDraft } from '../search/text/chunk.js';
+import { vocabularyOf } from '../search/text/compounds.js';
 import { mergeRecognized, needsOcr, recognizePages, TESSERACT_VERSION, type OcrSettings } from './ocr.js';
 import {
   completed,
@@ -65,7 +66,7 @@ async function run(request: ChildRequest): Promise<ExtractionResult> {
   for (let i = 0; i < chunks.length; i += BATCH) {
     await send({ id: request.id, chunks: chunks.slice(i, i + BATCH) });
   }
-  return { ...result, chunks: [] };
+  return { ...result, chunks: [], words: vocabularyOf(chunks.map((c) => c.searchText)) };
 }
 
 /** How often an extractor checks that the process that started it is still there. */

@@ -388,8 +388,9 @@ export async function processExtraction(
     // its pending state); this guards a manual re-run. A first attempt has none.
     retry: doc.attempts > 1,
     drafts: batches.at(-1) ?? [],
-    // The index's vocabulary (compound splitting asks it which words the documents use).
-    words: vocabularyOf(drafts.map((d) => d.searchText)),
+    // The index's vocabulary (compound splitting asks it which words the documents use): the
+    // extractor's, which worked it out with the chunks, else from the chunks here.
+    words: result.words ?? vocabularyOf(drafts.map((d) => d.searchText)),
   };
   let written: boolean;
   if (batches.length <= 1 && !hooks.beforeCommit) {

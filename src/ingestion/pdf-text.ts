@@ -19,6 +19,8 @@ export interface ExtractionResult {
   pages: PageText[];
   /** The pages normalized and chunked by the extractor (`chunk: true`), so the caller's thread does not. */
   chunks?: ChunkDraft[];
+  /** With `chunks`: the words of their search text (`vocabularyOf`), also worked out off the caller's thread. */
+  words?: string[];
   rawTextLength: number;
   /** Readable reason for `failed`: corrupt, encrypted, timed out, exceeded memory, over a limit. */
   error: string | null;

@@ -1,3 +1,4 @@
+import { vocabularyOf } from '../../../src/search/text/compounds.js';
 import { NORMALIZER_VERSION } from '../../../src/search/text/normalize.js';
 import { ChunkSchema, DocumentSchema, ExtractionSchema } from '../../../src/documents/document.entity.js';
 import { processExtraction, uploadDocument } from '../../../src/ingestion/ingest.service.js';
@@ -82,6 +83,14 @@ describe('document ingestion', () => {
       t.operator,
     );
     expect(doc.data.document.extraction).toMatchObject({ status: 'completed', pageCount: 2 });
+    // The index's vocabulary holds every word of the chunks' search text (the extractor lists them).
+    const words = vocabularyOf(chunks.map((c) => c.searchText));
+    expect(words).toEqual(expect.arrayContaining(['kitchen', 'quartz', 'ceilings']));
+    const recorded = await t.app.deps.em
+      .fork()
+      .getConnection()
+      .execute<{ word: string }[]>('select word from search_vocabulary where word in (?)', [words]);
+    expect(recorded.map((r) => r.word).sort()).toEqual([...words].sort());
   });
 
   it('does not store the same bytes twice for a project', async () => {
