@@ -11,6 +11,7 @@ export default tseslint.config(
       'schema/',
       '.ci/',
       'jest.config.js',
+      'jest.sequencer.js',
       'eslint.config.js',
       '.dependency-cruiser.cjs',
     ],

@@ -20,6 +20,8 @@ export default {
   // One fixed fast-check seed for every property test (FC_SEED overrides it).
   setupFilesAfterEnv: ['<rootDir>/test/support/property-seed.ts'],
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // The fresh-start test first, beside light tests (jest.sequencer.js).
+  testSequencer: '<rootDir>/jest.sequencer.js',
   testTimeout: 60000,
   // Three, on 2 cores: much of a test's time is spent waiting on PostgreSQL, child processes and timers,
   // so a third worker shortens the run on both PostgreSQL and PGlite.
