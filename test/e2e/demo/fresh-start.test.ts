@@ -7,8 +7,12 @@ import { startFreshService, type ServiceProcess } from '../../fault/harness.js';
  * seeded and its PDFs ingested by the in-process worker. The demo corpus holds scanned documents
  * (page images without a text layer); the projects whose only mention of a term is in a scan must
  * be found within a minute of the start, which is what OCR in the extractor promises.
+ *
+ * The minute is a newcomer's: one start on the machine. Under CI the start shares two cores with
+ * the suite's other workers, and the extractors run at a lower priority than they by design
+ * (src/ingestion/extract.ts), so there the bound is two minutes; every run prints the time taken.
  */
-const SEARCHABLE_WITHIN_MS = 60_000;
+const SEARCHABLE_WITHIN_MS = process.env.CI ? 120_000 : 60_000;
 
 interface Manifest {
   documents: {
@@ -106,5 +110,5 @@ describe('a fresh npm start', () => {
       `scanned documents' terms found ${seconds} s after the start: ${wanted.map((w) => w.concept).join(', ')}`,
     );
     expect(left).toEqual([]);
-  }, 120_000);
+  }, SEARCHABLE_WITHIN_MS + 60_000);
 });
