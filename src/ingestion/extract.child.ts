@@ -69,9 +69,6 @@ async function run(request: ChildRequest): Promise<ExtractionResult> {
   return { ...result, chunks: [], words: vocabularyOf(chunks.map((c) => c.searchText)) };
 }
 
-/** How often an extractor checks that the process that started it is still there. */
-const PARENT_CHECK_MS = 500;
-
 /**
  * The document's result with its pages without a text layer recognized (when OCR is on). The text
  * limit counts recognized text like any other.
@@ -108,17 +105,7 @@ function serve(): void {
   };
   process.on('unhandledRejection', fatal);
   process.on('uncaughtException', fatal);
-  process.on('disconnect', () => process.exit(0));
-  // A parent killed outright may leave the channel's end unnoticed while a long document is being
-  // read; its pid changing (the orphan is re-parented) ends the extractor within a second. The pid
-  // is the one the parent passed as this script's argument, so a parent killed while this process
-  // was still starting (before the listener above existed) is noticed here at once.
-  const parent = Number(process.argv[2]) || process.ppid;
-  const orphaned = () => !process.connected || process.ppid !== parent;
-  if (orphaned()) process.exit(0);
-  setInterval(() => {
-    if (orphaned()) process.exit(0);
-  }, PARENT_CHECK_MS).unref();
+  // The parent's death ends this process: extract.entry.ts watches for it from the start.
   process.on('message', (request: ChildRequest) => {
     current = request.id;
     const done = (result: ExtractionResult) =>

@@ -67,9 +67,9 @@ export async function extractPdfDirect(
  * sources itself, transforming the types, with source-hooks.ts resolving their `.js` imports.
  */
 function childCommand(): string[] {
-  const js = fileURLToPath(new URL('./extract.child.js', import.meta.url));
+  const js = fileURLToPath(new URL('./extract.entry.js', import.meta.url));
   if (existsSync(js)) return [js];
-  const ts = fileURLToPath(new URL('./extract.child.ts', import.meta.url));
+  const ts = fileURLToPath(new URL('./extract.entry.ts', import.meta.url));
   const hooks = fileURLToPath(new URL('./source-hooks.ts', import.meta.url));
   if (!existsSync(ts) || !process.features.typescript) {
     throw new Error('PDF extractor not found: build the project (npm run build) or use Node >= 24');
@@ -135,7 +135,7 @@ export function memoryLimitedNode(
 export const EXTRACTOR_NICENESS = 10;
 
 export function spawnExtractor(maxMemoryMb: number): ChildProcess {
-  // The extractor's one argument is this process's pid: whose orphan it would be (extract.child.ts).
+  // The extractor's one argument is this process's pid: whose orphan it would be (extract.entry.ts).
   const child = spawn('/bin/sh', memoryLimitedNode(maxMemoryMb, [...childCommand(), String(process.pid)]), {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'advanced',
