@@ -59,7 +59,10 @@ describe('extractor processes', () => {
     });
     expect(alive(childPid)).toBe(true);
     parent.kill('SIGKILL');
-    expect(await until(() => !alive(childPid), 5000)).toBe(true);
+    // At its niceness an extractor on a machine busy with other work (the suite's other workers)
+    // gets a small share of the CPU, and may still be starting: it notices within its first steps,
+    // which can then take seconds of wall time.
+    expect(await until(() => !alive(childPid), 20_000)).toBe(true);
   });
 });
 
