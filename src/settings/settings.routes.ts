@@ -99,7 +99,6 @@ function registerSettingsRoutes(scope: FastifyInstance, deps: AppDeps): void {
   /** Runs a guarded form action; a refusal (guard or service) re-renders the page with nothing changed. */
   const guarded = (
     request: FastifyRequest,
-    _reply: FastifyReply,
     req: SettingsRequest,
     action: () => Promise<FastifyReply>,
     refused: (r: FormRefusal) => Promise<FastifyReply>,
@@ -146,7 +145,6 @@ function registerSettingsRoutes(scope: FastifyInstance, deps: AppDeps): void {
     };
     return guarded(
       request,
-      reply,
       req,
       async () => {
         const viewer = requireSettingsAccess(req.ctx.viewer, req.view.team.id);
@@ -212,7 +210,6 @@ function registerSettingsRoutes(scope: FastifyInstance, deps: AppDeps): void {
       const id = pathId(request.params.id);
       return guarded(
         request,
-        reply,
         req,
         async () => {
           const teamId = settingsTeamScope(req.ctx.viewer);
@@ -258,7 +255,6 @@ function registerSettingsRoutes(scope: FastifyInstance, deps: AppDeps): void {
     };
     return guarded(
       request,
-      reply,
       req,
       async () => {
         const viewer = requireSettings(req.ctx.viewer, req.view.team.id, 'manage-own-tokens');
@@ -321,7 +317,6 @@ function registerSettingsRoutes(scope: FastifyInstance, deps: AppDeps): void {
       if ('answered' in req) return req.answered;
       return guarded(
         request,
-        reply,
         req,
         async () => {
           const within = tokenScope(req.ctx.viewer);

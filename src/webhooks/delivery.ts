@@ -319,8 +319,9 @@ const FAN_OUT = `with position as (select tx, event_id from webhook_dispatch whe
          ${COMMIT_ASYNC} as commit_mode`;
 
 /**
- * The claim ($1 deliveries, a lease of $2 seconds): due deliveries, leased for the request's timeout and a few seconds so that a killed
- * worker's claim comes due again, with what sending them needs.
+ * The claim ($1 deliveries, a lease of $2 seconds): due deliveries, leased for the request's
+ * timeout and a few seconds so that a killed worker's claim comes due again, with what sending
+ * them needs.
  */
 export const CLAIM = `with due as (
     select d.id from webhook_delivery d

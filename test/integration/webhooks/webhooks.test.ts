@@ -19,6 +19,8 @@ class Receiver {
   received: { id: string; attempt: number; body: any }[] = [];
   badSignatures = 0;
   n = 0;
+  /** Requests that reached the receiver, counted on arrival (before the body is read or answered). */
+  arrived = 0;
 
   async start(): Promise<void> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -27,6 +29,7 @@ class Receiver {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.arrived++;
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
@@ -113,6 +116,7 @@ afterEach(async () => {
   await t.app.deps.em.fork().getConnection().execute('delete from webhook_endpoint');
   receiver.plan = () => 204;
   receiver.n = 0;
+  receiver.arrived = 0;
   receiver.received = [];
   receiver.badSignatures = 0;
 });
@@ -270,17 +274,24 @@ describe('webhook delivery', () => {
     receiver.plan = () => 410;
     // The round that reads the events (the feed holds them while an older transaction anywhere on
     // the server runs) sends the first batch; the 410s come back while the next is claimed.
-    await until(() => receiver.n > 0);
+    await until(() => receiver.arrived > 0);
     // The first batch was out when the 410s came back; the next, claimed meanwhile, was not sent.
-    expect(receiver.n).toBe(SEND_BATCH);
+    expect(receiver.arrived).toBe(SEND_BATCH);
+    // Every delivery failed: answered 410, or failed unsent when the endpoint was disabled. A POST
+    // of the first batch that outlived this app's 400 ms timeout on a loaded machine is among the
+    // latter, so the split is counted, not fixed: at most a batch answered, the rest never sent.
     const [counts] = await db.execute(
       `select count(*) filter (where last_status_code = 410)::int as gone,
               count(*) filter (where status = 'failed' and last_error = ?)::int as unsent,
+              count(*) filter (where status = 'failed')::int as failed,
               count(*)::int as total
          from webhook_delivery where endpoint_id = ?`,
       [NOT_SENT_DISABLED, endpoint],
     );
-    expect(counts).toEqual({ gone: SEND_BATCH, unsent: events - SEND_BATCH, total: events });
+    expect(counts).toMatchObject({ failed: events, total: events });
+    expect(counts.gone + counts.unsent).toBe(events);
+    expect(counts.gone).toBeGreaterThan(0);
+    expect(counts.gone).toBeLessThanOrEqual(SEND_BATCH);
     await remove(endpoint);
   });
 
