@@ -11,7 +11,7 @@ export default tseslint.config(
       'schema/',
       '.ci/',
       'jest.config.js',
-      'jest.sequencer.js',
+      'test/run.mjs',
       'eslint.config.js',
       '.dependency-cruiser.cjs',
     ],

@@ -8,11 +8,11 @@ import { startFreshService, type ServiceProcess } from '../../fault/harness.js';
  * (page images without a text layer); the projects whose only mention of a term is in a scan must
  * be found within a minute of the start, which is what OCR in the extractor promises.
  *
- * The minute is a newcomer's: one start on the machine. Under CI the start shares two cores with
- * the suite's other workers, and the extractors run at a lower priority than they by design
- * (src/ingestion/extract.ts), so there the bound is two minutes; every run prints the time taken.
+ * The minute is a newcomer's: one start on the machine. `npm test` runs this test alone
+ * (TIMED in jest.config.js), since the extractors run at a lower priority than everything else by
+ * design (src/ingestion/extract.ts); every run prints the time taken.
  */
-const SEARCHABLE_WITHIN_MS = process.env.CI ? 120_000 : 60_000;
+const SEARCHABLE_WITHIN_MS = 60_000;
 
 interface Manifest {
   documents: {
@@ -71,44 +71,48 @@ async function projectsMentioning(token: string, query: string): Promise<string[
 }
 
 describe('a fresh npm start', () => {
-  it('finds, within a minute, the projects whose only mention of a term is in a scanned document', async () => {
-    // The corpus is generated after the server listens.
-    const manifestPath = join(dataDir, 'demo-corpus', 'manifest.json');
-    await service.waitFor(() => existsSync(manifestPath), 'the demo corpus', SEARCHABLE_WITHIN_MS);
-    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
-    // Terms a scan holds and no other document of its project does.
-    const wanted: { concept: string; project: string }[] = [];
-    for (const scan of manifest.documents.filter((d) => d.profile === 'image-only')) {
-      const elsewhere = new Set(
-        manifest.documents
-          .filter((d) => d.projectKey === scan.projectKey && d !== scan)
-          .flatMap((d) => d.facts.map((f) => f.concept)),
-      );
-      const only = scan.facts.map((f) => f.concept).find((c) => !elsewhere.has(c));
-      if (only) wanted.push({ concept: only, project: scan.projectKey });
-    }
-    expect(wanted.length).toBeGreaterThanOrEqual(1);
-
-    const token = proToken();
-    const missing = async () => {
-      const left: string[] = [];
-      for (const w of wanted) {
-        const names = (await projectsMentioning(token, w.concept)).map((n) =>
-          n.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+  it(
+    'finds, within a minute, the projects whose only mention of a term is in a scanned document',
+    async () => {
+      // The corpus is generated after the server listens.
+      const manifestPath = join(dataDir, 'demo-corpus', 'manifest.json');
+      await service.waitFor(() => existsSync(manifestPath), 'the demo corpus', SEARCHABLE_WITHIN_MS);
+      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
+      // Terms a scan holds and no other document of its project does.
+      const wanted: { concept: string; project: string }[] = [];
+      for (const scan of manifest.documents.filter((d) => d.profile === 'image-only')) {
+        const elsewhere = new Set(
+          manifest.documents
+            .filter((d) => d.projectKey === scan.projectKey && d !== scan)
+            .flatMap((d) => d.facts.map((f) => f.concept)),
         );
-        if (!names.includes(w.project)) left.push(`${w.concept} (${w.project})`);
+        const only = scan.facts.map((f) => f.concept).find((c) => !elsewhere.has(c));
+        if (only) wanted.push({ concept: only, project: scan.projectKey });
       }
-      return left;
-    };
-    let left = await missing();
-    while (left.length && Date.now() - startedAt < SEARCHABLE_WITHIN_MS) {
-      await new Promise((r) => setTimeout(r, 1000));
-      left = await missing();
-    }
-    const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-    console.log(
-      `scanned documents' terms found ${seconds} s after the start: ${wanted.map((w) => w.concept).join(', ')}`,
-    );
-    expect(left).toEqual([]);
-  }, SEARCHABLE_WITHIN_MS + 60_000);
+      expect(wanted.length).toBeGreaterThanOrEqual(1);
+
+      const token = proToken();
+      const missing = async () => {
+        const left: string[] = [];
+        for (const w of wanted) {
+          const names = (await projectsMentioning(token, w.concept)).map((n) =>
+            n.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+          );
+          if (!names.includes(w.project)) left.push(`${w.concept} (${w.project})`);
+        }
+        return left;
+      };
+      let left = await missing();
+      while (left.length && Date.now() - startedAt < SEARCHABLE_WITHIN_MS) {
+        await new Promise((r) => setTimeout(r, 1000));
+        left = await missing();
+      }
+      const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+      console.log(
+        `scanned documents' terms found ${seconds} s after the start: ${wanted.map((w) => w.concept).join(', ')}`,
+      );
+      expect(left).toEqual([]);
+    },
+    SEARCHABLE_WITHIN_MS + 60_000,
+  );
 });
