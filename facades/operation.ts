@@ -178,7 +178,8 @@ export async function runOperation<T = Record<string, unknown>>(
   const unstorable = unstorableTextAt(variables);
   if (unstorable !== null) throw badInput(unstorable, UNSTORABLE_TEXT_RULE);
   // graphql-jit serializes each leaf through a wrapper with its own error handling, which is much
-  // of a large answer's cost (docs/benchmarks.md, Fusion REST: Floor Plan Match). Where every leaf
+  // of a large answer's cost: `npm run bench -- --only rest` prints what skipping it saves on Floor
+  // Plan Match ("its operation in process"; docs/benchmarks.md, Current figures). Where every leaf
   // is already what its serializer would return, the answer without serialization is the same
   // answer; where one is not (a resolver gave a number for a String, NaN for a Float), the query
   // runs again with serialization, so callers see exactly what graphql-js would give. A failed

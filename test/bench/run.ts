@@ -2,7 +2,10 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { runOperation } from '../../facades/operation.js';
+import { loadOperation, runOperation, type FacadeOperation } from '../../facades/operation.js';
+import { FloorPlanMatchRequestSchema } from '../../facades/rest/rest.schemas.js';
+import { createContext } from '../../src/context/context.js';
+import { buildAppSchema } from '../../src/graphql/schema.js';
 import { createApp, type App } from '../../src/app.js';
 import { RATE_POLICIES, type RatePolicyName } from '../../src/auth/rate-limit.js';
 import { loadConfig } from '../../src/config.js';
@@ -191,7 +194,7 @@ interface Report {
     };
   };
   rest?: {
-    floorplanMatch: FacadeFigure & { listings: number };
+    floorplanMatch: FacadeFigure & { listings: number; leafSerialization: LeafSerializationFigure };
     buildingLink: FacadeFigure;
     goals: string[];
     connections: number;
@@ -689,6 +692,7 @@ async function restBench(
   const floorplanMatch = {
     listings: requests.listings,
     ...(await measure(requests.match, '/api/v1/floorplan-match')),
+    leafSerialization: await leafSerializationFigure(app, apiKey, requests.match.body),
   };
   const buildingLink = await measure(requests.link, '/api/v1/building-links/:id');
   return {
@@ -699,6 +703,76 @@ async function restBench(
       'Floor Plan Match (100 listings): throughput ≥ 0.25× the bare route with the same body; one request at a time ≤ 8 ms server time (p50, quiet machine)',
       'Building Link: throughput ≥ 0.25× the bare route with the same body',
     ],
+  };
+}
+
+/** Floor Plan Match's operation in process with graphql-jit's per-leaf serialization and without it. */
+interface LeafSerializationFigure {
+  /** CPU ms a run, the median round's. */
+  serializedMs: number;
+  skippedMs: number;
+  /** The share of the serialized run's CPU the skip saves, the median round's. */
+  saving: number;
+  roundSavings: number[];
+}
+
+/**
+ * What skipping graphql-jit's per-leaf serialization earns on Floor Plan Match (facades/operation.ts
+ * runs a query compiled without it where an answer's check shows every leaf is already what its
+ * serializer would return): the route's operation in process, on the bench request's listings and
+ * the same kind of context, run both ways in alternating rounds of one call at a time.
+ */
+async function leafSerializationFigure(
+  app: App,
+  apiKey: string,
+  body: string,
+): Promise<LeafSerializationFigure> {
+  log('  rest: floorplan-match operation in process, with and without per-leaf serialization');
+  const skipping = loadOperation(
+    await buildAppSchema(),
+    new URL('../../facades/rest', import.meta.url).pathname,
+    'floorplan-match.graphql',
+  );
+  if (!skipping.unserialized) throw new Error('floorplan-match.graphql no longer skips leaf serialization');
+  const serialized: FacadeOperation = { ...skipping, unserialized: undefined };
+  const variables = { listings: FloorPlanMatchRequestSchema.parse(JSON.parse(body)).listings };
+  const context = () =>
+    createContext(
+      {
+        transport: 'rest',
+        authorization: `Bearer ${apiKey}`,
+        ip: '127.0.0.1',
+        requestId: 'bench',
+        scope: 'floorplan-match',
+        ratePolicy: 'floorplan-match',
+      },
+      app.deps,
+    );
+  const cpuMsARun = async (op: FacadeOperation) => {
+    const until = Date.now() + Math.max(1000, (seconds * 1000) / 4);
+    const started = process.cpuUsage();
+    let runs = 0;
+    while (Date.now() < until) {
+      await runOperation(op, variables, await context());
+      runs++;
+    }
+    const { user, system } = process.cpuUsage(started);
+    return (user + system) / 1000 / runs;
+  };
+  await cpuMsARun(skipping);
+  await cpuMsARun(serialized);
+  const rounds: { serializedMs: number; skippedMs: number; saving: number }[] = [];
+  for (let i = 0; i < REST_ROUNDS; i++) {
+    const serializedMs = await cpuMsARun(serialized);
+    const skippedMs = await cpuMsARun(skipping);
+    rounds.push({ serializedMs, skippedMs, saving: round(1 - skippedMs / serializedMs, 3) });
+  }
+  const median = medianRound(rounds, (r) => r.saving);
+  return {
+    serializedMs: round(median.serializedMs, 3),
+    skippedMs: round(median.skippedMs, 3),
+    saving: median.saving,
+    roundSavings: rounds.map((r) => r.saving),
   };
 }
 
@@ -913,6 +987,10 @@ function formatReport(r: Report): string {
               (line) => `${name}: ${line}`,
             )
           : [],
+      ),
+      (({ serializedMs, skippedMs, saving, roundSavings }) =>
+        `floorplan-match: its operation in process, CPU ms a run with graphql-jit's per-leaf serialization ${serializedMs}, with it skipped ${skippedMs}: the skip saves ${Math.round(saving * 100)} % (every round's: ${roundSavings.map((x) => `${Math.round(x * 100)} %`).join(', ')}).`)(
+        r.rest.floorplanMatch.leafSerialization,
       ),
       ...r.rest.goals.map((g) => `Goal: ${g}`),
       '',
