@@ -17,6 +17,7 @@ import { Migration20261128020000RolledKeyWindow } from './Migration2026112802000
 import { Migration20261128023000_client_id_urls } from './Migration20261128023000_client_id_urls.js';
 import { Migration20261128030000_change_event_retention } from './Migration20261128030000_change_event_retention.js';
 import { Migration20261128063000_webhook_delivery_due_order } from './Migration20261128063000_webhook_delivery_due_order.js';
+import { Migration20261128100000_change_event_direct_diff } from './Migration20261128100000_change_event_direct_diff.js';
 
 /**
  * The one naming scheme of migrations: `Migration<UTC yyyyMMddHHmmss>_<snake_case_name>`, which
@@ -58,5 +59,9 @@ export const MIGRATIONS = [
   {
     name: 'Migration20261128063000_webhook_delivery_due_order',
     class: Migration20261128063000_webhook_delivery_due_order,
+  },
+  {
+    name: 'Migration20261128100000_change_event_direct_diff',
+    class: Migration20261128100000_change_event_direct_diff,
   },
 ];

@@ -95,6 +95,66 @@ describe('the change feed', () => {
     expect(Date.parse(events[1].occurredAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 
+  it('has building and floor-plan events holding exactly the tracked fields that differ', async () => {
+    const { cursor } = await drain(null);
+    const project = await createProject(t);
+    const [building] = await sql(
+      `insert into building (project_id, name, addresses, aliases, created_at)
+       values (?, 'Tower A', '{"1 King St"}', '{}', now()) returning id`,
+      [project.id],
+    );
+    const [plan] = await sql(
+      `insert into floor_plan (project_id, building_id, name, bedrooms, bathrooms, stacks, unit_numbers, created_at)
+       values (?, ?, 'Lismer', 1, 1.5, '{}', '{}', now()) returning id`,
+      [project.id, building.id],
+    );
+    await sql(
+      `update building set addresses = '{"1 King St","3 King St"}', mls_building_key = 'MLS-1' where id = ?`,
+      [building.id],
+    );
+    // stacks is not a tracked field; bathrooms 2 then 2.0 is one change.
+    await sql(`update floor_plan set bathrooms = 2, start_price = 599900, stacks = '{"04"}' where id = ?`, [
+      plan.id,
+    ]);
+    await sql(`update floor_plan set bathrooms = 2.0, stacks = '{"05"}' where id = ?`, [plan.id]);
+    const { events } = await drain(cursor, { p: project.id }, 5);
+    expect(events.map((e) => `${e.type} ${e.subject.id}`)).toEqual([
+      `project.created ${project.id}`,
+      `building.created ${building.id}`,
+      `floor_plan.created ${plan.id}`,
+      `building.changed ${building.id}`,
+      `floor_plan.changed ${plan.id}`,
+    ]);
+    const fields = (e: { changes: { field: string; before: unknown; after: unknown }[] }) =>
+      Object.fromEntries(e.changes.map((c) => [c.field, [c.before, c.after]]));
+    expect(fields(events[1])).toEqual({
+      name: [null, 'Tower A'],
+      addresses: [null, ['1 King St']],
+      aliases: [null, []],
+      mls_building_key: [null, null],
+      condo_corp_number: [null, null],
+    });
+    expect(fields(events[2])).toEqual({
+      name: [null, 'Lismer'],
+      model: [null, null],
+      bedrooms: [null, 1],
+      dens: [null, 0],
+      bathrooms: [null, 1.5],
+      interior_sqft: [null, null],
+      exterior_sqft: [null, null],
+      exposure: [null, null],
+      floor_min: [null, null],
+      floor_max: [null, null],
+      start_price: [null, null],
+    });
+    expect(fields(events[3])).toEqual({
+      addresses: [['1 King St'], ['1 King St', '3 King St']],
+      mls_building_key: [null, 'MLS-1'],
+    });
+    expect(fields(events[4])).toEqual({ bathrooms: [1.5, 2], start_price: [null, 599900] });
+    for (const e of events) expect(e.subject.projectId).toBe(project.id);
+  });
+
   it('has no event for a change rolled back', async () => {
     const { cursor } = await drain(null);
     const project = await createProject(t);
