@@ -12,14 +12,16 @@ const swc = {
 /**
  * The timed tests: their bounds (a fresh start searchable within a minute, an event-loop stall, an
  * orphaned extractor's exit) hold for the service on the machine, and the extractors they wait on
- * run at a lower CPU priority than everything else by design (src/ingestion/extract.ts). `npm test`
- * (test/run.mjs) runs them after the rest, one at a time, so that the rest of the suite does not
- * take their CPU.
+ * run at a lower CPU priority than everything else by design (src/ingestion/extract.ts). The heap
+ * test's processes must collect before the system's memory limit refuses them memory, a race
+ * between their allocation and V8's concurrent marker for the CPU. `npm test` (test/run.mjs) runs
+ * them after the rest, one at a time, so that the rest of the suite does not take their CPU.
  */
 const TIMED = [
   'test/e2e/demo/fresh-start.test.ts',
   'test/integration/limits/extraction.test.ts',
   'test/integration/extract/extractor-process.test.ts',
+  'test/integration/extract/extract-heap.test.ts',
 ].map((file) => `<rootDir>/${file}`);
 
 /** TEST_PHASE (set by test/run.mjs): `shared` runs all but the timed tests, `alone` only them. */

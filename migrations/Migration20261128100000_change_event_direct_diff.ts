@@ -1,11 +1,12 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The project, building and floor-plan change-event triggers build `changes` field by field in
- * the trigger itself, the same `{field: {before, after}}` as before: on insert every tracked field
- * with a null `before`, on update the fields whose value is distinct. They no longer assemble both
- * rows as jsonb and compare them key by key through `change_event_fields`, which was most of the
- * trigger's cost on every write (docs/benchmarks.md, Change feed).
+ * The project, building, floor-plan and document change-event triggers build `changes` field by
+ * field in the trigger itself, the same `{field: {before, after}}` as before: on insert every
+ * tracked field with a null `before`, on update the fields whose value is distinct. They no longer
+ * assemble both rows as jsonb and compare them key by key through `change_event_fields`, which was
+ * most of the trigger's cost on every write (docs/benchmarks.md, Change feed). The extraction's
+ * trigger, which fires once a document, keeps it.
  *
  * The SQL here is fixed text: it does not change when the application's code does.
  */
@@ -70,6 +71,19 @@ export class Migration20261128100000_change_event_direct_diff extends Migration 
           return null;
         end $$`);
     }
+    this.addSql(`create or replace function change_event_document() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' then
+          insert into change_event (type, subject_type, subject_id, project_id, changes)
+            values ('document.published', 'document', new.id, new.project_id,
+                    jsonb_build_object(${['name', 'category', 'type', 'supersedes_id'].map((f) => change(f, 'null')).join(', ')}));
+        elsif old.is_latest and not new.is_latest then
+          insert into change_event (type, subject_type, subject_id, project_id, changes)
+            values ('document.superseded', 'document', new.id, new.project_id,
+                    '{"is_latest": {"before": true, "after": false}}'::jsonb);
+        end if;
+        return null;
+      end $$`);
   }
 
   override down(): void {
@@ -95,5 +109,19 @@ export class Migration20261128100000_change_event_direct_diff extends Migration 
           return null;
         end $$`);
     }
+    this.addSql(`create or replace function change_event_document() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' then
+          insert into change_event (type, subject_type, subject_id, project_id, changes)
+            values ('document.published', 'document', new.id, new.project_id,
+                    change_event_fields(null, jsonb_build_object('name', new.name, 'category', new.category,
+                      'type', new.type, 'supersedes_id', new.supersedes_id)));
+        elsif old.is_latest and not new.is_latest then
+          insert into change_event (type, subject_type, subject_id, project_id, changes)
+            values ('document.superseded', 'document', new.id, new.project_id,
+                    change_event_fields(jsonb_build_object('is_latest', true), jsonb_build_object('is_latest', false)));
+        end if;
+        return null;
+      end $$`);
   }
 }

@@ -237,13 +237,19 @@ describe('the change feed', () => {
         { field: 'page_count', before: 0, after: 1 },
       ]),
     );
-    expect(events.find((e) => e.type === 'document.published' && e.subject.id === v2).changes).toContainEqual(
-      {
-        field: 'supersedes_id',
-        before: null,
-        after: v1,
-      },
+    const published = events.find((e) => e.type === 'document.published' && e.subject.id === v2);
+    expect(published.changes).toHaveLength(4);
+    expect(published.changes).toEqual(
+      expect.arrayContaining([
+        { field: 'name', before: null, after: 'v2.pdf' },
+        { field: 'category', before: null, after: 'price-list' },
+        { field: 'type', before: null, after: null },
+        { field: 'supersedes_id', before: null, after: v1 },
+      ]),
     );
+    expect(events.find((e) => e.type === 'document.superseded').changes).toEqual([
+      { field: 'is_latest', before: true, after: false },
+    ]);
   });
 
   it('pages to the end visiting every event once, and filters by type and project', async () => {
