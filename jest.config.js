@@ -17,12 +17,13 @@ const swc = {
  * between their allocation and V8's concurrent marker for the CPU. `npm test` (test/run.mjs) runs
  * them after the rest, one at a time, so that the rest of the suite does not take their CPU.
  */
-const TIMED = [
+export const TIMED_FILES = [
   'test/e2e/demo/fresh-start.test.ts',
   'test/integration/limits/extraction.test.ts',
   'test/integration/extract/extractor-process.test.ts',
   'test/integration/extract/extract-heap.test.ts',
-].map((file) => `<rootDir>/${file}`);
+];
+const TIMED = TIMED_FILES.map((file) => `<rootDir>/${file}`);
 
 /** TEST_PHASE (set by test/run.mjs): `shared` runs all but the timed tests, `alone` only them. */
 const phase = process.env.TEST_PHASE;

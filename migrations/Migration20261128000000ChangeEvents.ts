@@ -13,7 +13,7 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * The SQL here is fixed text: it does not change when the application's code does.
  */
-const TRACKED = {
+export const TRACKED = {
   project: [
     'name',
     'construction_status',
@@ -44,6 +44,47 @@ const TRACKED = {
 const fieldsOf = (row: 'new' | 'old', fields: string[]) =>
   `jsonb_build_object(${fields.map((f) => `'${f}', ${row}."${f}"`).join(', ')})`;
 
+/**
+ * The body (from `returns`) of a tracked table's trigger function: `changes` of the tracked fields
+ * through change_event_fields. Exported for the migration that replaces it to restore it on `down`.
+ */
+export const trackedFunctionBody = (table: string, fields: string[]) => {
+  const project = table === 'project' ? 'new.id' : 'new.project_id';
+  return `returns trigger language plpgsql as $$
+        declare
+          diff jsonb;
+        begin
+          if tg_op = 'INSERT' then
+            diff := change_event_fields(null, ${fieldsOf('new', fields)});
+            insert into change_event (type, subject_type, subject_id, project_id, changes)
+              values ('${table}.created', '${table}', new.id, ${project}, diff);
+          else
+            diff := change_event_fields(${fieldsOf('old', fields)}, ${fieldsOf('new', fields)});
+            if diff <> '{}'::jsonb then
+              insert into change_event (type, subject_type, subject_id, project_id, changes)
+                values ('${table}.changed', '${table}', new.id, ${project}, diff);
+            end if;
+          end if;
+          return null;
+        end $$`;
+};
+
+/** The body (from `returns`) of the document trigger function, exported as trackedFunctionBody is. */
+export const DOCUMENT_FUNCTION_BODY = `returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' then
+          insert into change_event (type, subject_type, subject_id, project_id, changes)
+            values ('document.published', 'document', new.id, new.project_id,
+                    change_event_fields(null, jsonb_build_object('name', new.name, 'category', new.category,
+                      'type', new.type, 'supersedes_id', new.supersedes_id)));
+        elsif old.is_latest and not new.is_latest then
+          insert into change_event (type, subject_type, subject_id, project_id, changes)
+            values ('document.superseded', 'document', new.id, new.project_id,
+                    change_event_fields(jsonb_build_object('is_latest', true), jsonb_build_object('is_latest', false)));
+        end if;
+        return null;
+      end $$`;
+
 export class Migration20261128000000ChangeEvents extends Migration {
   override name = 'Migration20261128000000ChangeEvents';
 
@@ -68,24 +109,7 @@ export class Migration20261128000000ChangeEvents extends Migration {
       $$`);
 
     for (const [table, fields] of Object.entries(TRACKED)) {
-      const project = table === 'project' ? 'new.id' : 'new.project_id';
-      this.addSql(`create function change_event_${table}() returns trigger language plpgsql as $$
-        declare
-          diff jsonb;
-        begin
-          if tg_op = 'INSERT' then
-            diff := change_event_fields(null, ${fieldsOf('new', fields)});
-            insert into change_event (type, subject_type, subject_id, project_id, changes)
-              values ('${table}.created', '${table}', new.id, ${project}, diff);
-          else
-            diff := change_event_fields(${fieldsOf('old', fields)}, ${fieldsOf('new', fields)});
-            if diff <> '{}'::jsonb then
-              insert into change_event (type, subject_type, subject_id, project_id, changes)
-                values ('${table}.changed', '${table}', new.id, ${project}, diff);
-            end if;
-          end if;
-          return null;
-        end $$`);
+      this.addSql(`create function change_event_${table}() ${trackedFunctionBody(table, fields)}`);
       this.addSql(
         `create trigger "${table}_change_event" after insert or update on "${table}"
            for each row execute function change_event_${table}()`,
@@ -94,20 +118,7 @@ export class Migration20261128000000ChangeEvents extends Migration {
 
     // Documents: published on insert (with the revision it replaces), superseded when a newer
     // revision takes its place.
-    this.addSql(`create function change_event_document() returns trigger language plpgsql as $$
-      begin
-        if tg_op = 'INSERT' then
-          insert into change_event (type, subject_type, subject_id, project_id, changes)
-            values ('document.published', 'document', new.id, new.project_id,
-                    change_event_fields(null, jsonb_build_object('name', new.name, 'category', new.category,
-                      'type', new.type, 'supersedes_id', new.supersedes_id)));
-        elsif old.is_latest and not new.is_latest then
-          insert into change_event (type, subject_type, subject_id, project_id, changes)
-            values ('document.superseded', 'document', new.id, new.project_id,
-                    change_event_fields(jsonb_build_object('is_latest', true), jsonb_build_object('is_latest', false)));
-        end if;
-        return null;
-      end $$`);
+    this.addSql(`create function change_event_document() ${DOCUMENT_FUNCTION_BODY}`);
     this.addSql(
       `create trigger "document_change_event" after insert or update of is_latest on "document"
          for each row execute function change_event_document()`,

@@ -9,7 +9,7 @@ import { startFreshService, type ServiceProcess } from '../../fault/harness.js';
  * be found within a minute of the start, which is what OCR in the extractor promises.
  *
  * The minute is a newcomer's: one start on the machine. `npm test` runs this test alone
- * (TIMED in jest.config.js), since the extractors run at a lower priority than everything else by
+ * (TIMED_FILES in jest.config.js), since the extractors run at a lower priority than everything else by
  * design (src/ingestion/extract.ts); every run prints the time taken.
  */
 const SEARCHABLE_WITHIN_MS = 60_000;
