@@ -96,9 +96,20 @@ function childCommand(): string[] {
  * first), it crashes (test/integration/extract/extract-heap.test.ts). The quarter left goes to the
  * young generation, ArrayBuffers and malloc. A heap that outgrows the cap ends the process with
  * V8's "out of memory", which the pool reports as the memory failure it is.
+ *
+ * The young generation: V8 sizes it apart from the old space, by default up to as much again as
+ * the old space's cap (a heap limit of 384 MB for a 192 MB cap), so a busy young generation could
+ * take the quarter and more, and the marker's own allocations were then refused ("Fatal process
+ * out of memory: Worklist::Segment::Create", in one run of five at 256 MB with 55% live). Its
+ * semi-spaces are capped at 1/64 of the limit, three of which (two semi-spaces and the space for
+ * large new objects) take 3/64.
  */
 export function extractorHeapFlags(maxMemoryMb: number): string[] {
-  return [`--max-old-space-size=${Math.floor((maxMemoryMb * 3) / 4)}`, '--heap-growing-percent=300'];
+  return [
+    `--max-old-space-size=${Math.floor((maxMemoryMb * 3) / 4)}`,
+    `--max-semi-space-size=${Math.max(1, Math.floor(maxMemoryMb / 64))}`,
+    '--heap-growing-percent=300',
+  ];
 }
 
 /**
