@@ -2,15 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import {
-  getNamedType,
-  getNullableType,
-  isListType,
-  isObjectType,
   Kind,
-  OperationTypeNode,
   type GraphQLError,
-  type GraphQLOutputType,
-  type SelectionSetNode,
   parse,
   validate,
   type DocumentNode,
@@ -37,12 +30,6 @@ export interface FacadeOperation {
    * (Floor Plan Match returns ~10,000 fields).
    */
   compiled: CompiledQuery;
-  /**
-   * For a query whose every answer field is a String, Int, Float or Boolean (every facade's today):
-   * the same document compiled without graphql-jit's per-leaf serialization, and the check that an
-   * answer holds only values those serializers return unchanged. See runOperation.
-   */
-  unserialized?: { compiled: CompiledQuery; canonical: Check };
 }
 
 /** `.graphql` files live in the source tree; compiled code under dist/ reads them from there. */
@@ -65,79 +52,12 @@ export function loadOperation(schema: GraphQLSchema, dir: string, file: string):
   if (!isCompiledQuery(compiled)) {
     throw new Error(`${file}: ${(compiled.errors ?? []).map((e) => e.message).join('; ')}`);
   }
-  const canonical =
-    definition.operation === OperationTypeNode.QUERY ? canonicalCheck(schema, definition) : null;
-  const unserialized =
-    canonical && compileQuery(schema, document, definition.name.value, { disableLeafSerialization: true });
   return {
     name: definition.name.value,
     document,
     definition,
     compiled,
-    ...(unserialized && isCompiledQuery(unserialized)
-      ? { unserialized: { compiled: unserialized, canonical } }
-      : {}),
   };
-}
-
-type Check = (value: unknown) => boolean;
-
-/** Whether a built-in scalar's serializer returns the value as it is (graphql-js: type/scalars.js). */
-const UNCHANGED_BY: Record<string, Check> = {
-  String: (x) => typeof x === 'string',
-  Boolean: (x) => typeof x === 'boolean',
-  Int: (x) => typeof x === 'number' && Number.isInteger(x) && x <= 2147483647 && x >= -2147483648,
-  Float: (x) => typeof x === 'number' && Number.isFinite(x),
-};
-
-/**
- * A check, built once from the operation's selections, that every leaf of an answer is a value its
- * scalar's serializer returns unchanged (nulls and missing values are left to the execution's own
- * null checks). Null when the operation has a field of another type (ID, an enum, a custom
- * scalar), a fragment, a directive or `__typename`: those keep serialization.
- */
-function canonicalCheck(schema: GraphQLSchema, definition: OperationDefinitionNode): Check | null {
-  const root = schema.getQueryType();
-  if (!root) return null;
-  const forType = (type: GraphQLOutputType, selections: SelectionSetNode | undefined): Check | null => {
-    const inner = getNullableType(type);
-    if (isListType(inner)) {
-      const item = forType(inner.ofType, selections);
-      if (!item) return null;
-      return (v) => {
-        if (v === null || v === undefined) return true;
-        if (!Array.isArray(v)) return false;
-        for (let i = 0; i < v.length; i++) if (!item(v[i])) return false;
-        return true;
-      };
-    }
-    const named = getNamedType(inner);
-    if (isObjectType(named) && selections) {
-      const keys: string[] = [];
-      const checks: Check[] = [];
-      for (const node of selections.selections) {
-        if (node.kind !== Kind.FIELD || node.directives?.length) return null;
-        const field = node.name.value === '__typename' ? null : named.getFields()[node.name.value];
-        if (!field) return null;
-        const check = forType(field.type, node.selectionSet);
-        if (!check) return null;
-        keys.push(node.alias?.value ?? node.name.value);
-        checks.push(check);
-      }
-      return (v) => {
-        if (v === null || v === undefined) return true;
-        if (typeof v !== 'object') return false;
-        const o = v as Record<string, unknown>;
-        for (let i = 0; i < keys.length; i++) if (!checks[i](o[keys[i]])) return false;
-        return true;
-      };
-    }
-    if (selections) return null;
-    const unchanged = UNCHANGED_BY[named.name];
-    if (!unchanged) return null;
-    return (x) => x === null || x === undefined || unchanged(x);
-  };
-  return forType(root, definition.selectionSet);
 }
 
 function toAppError(error: GraphQLError, retryAfterSeconds: number): AppError {
@@ -177,19 +97,7 @@ export async function runOperation<T = Record<string, unknown>>(
 ): Promise<T> {
   const unstorable = unstorableTextAt(variables);
   if (unstorable !== null) throw badInput(unstorable, UNSTORABLE_TEXT_RULE);
-  // graphql-jit serializes each leaf through a wrapper with its own error handling, which is much
-  // of a large answer's cost: `npm run bench -- --only rest` prints what skipping it saves on Floor
-  // Plan Match ("its operation in process"; docs/benchmarks.md, Current figures). Where every leaf
-  // is already what its serializer would return, the answer without serialization is the same
-  // answer; where one is not (a resolver gave a number for a String, NaN for a Float), the query
-  // runs again with serialization, so callers see exactly what graphql-js would give. A failed
-  // query is not run again (a database outage would be waited out twice): the resolvers and null
-  // checks are the same on both paths, so is its first error.
-  const { unserialized } = op;
-  let result = unserialized ? await unserialized.compiled.query(undefined, ctx, variables) : null;
-  if (!result || (!result.errors?.length && !unserialized!.canonical(result.data))) {
-    result = await op.compiled.query(undefined, ctx, variables);
-  }
+  const result = await op.compiled.query(undefined, ctx, variables);
   if (result.errors?.length) {
     throw toAppError(result.errors[0], ctx.deps.config.overload.retryAfterSeconds);
   }

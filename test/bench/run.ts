@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadOperation, runOperation, type FacadeOperation } from '../../facades/operation.js';
+import { loadOperation, runOperation } from '../../facades/operation.js';
 import { FloorPlanMatchRequestSchema } from '../../facades/rest/rest.schemas.js';
 import { createContext } from '../../src/context/context.js';
 import { buildAppSchema } from '../../src/graphql/schema.js';
@@ -194,7 +194,7 @@ interface Report {
     };
   };
   rest?: {
-    floorplanMatch: FacadeFigure & { listings: number; leafSerialization: LeafSerializationFigure };
+    floorplanMatch: FacadeFigure & { listings: number; parts: FloorPlanMatchParts };
     buildingLink: FacadeFigure;
     goals: string[];
     connections: number;
@@ -386,8 +386,8 @@ const MCP_ROUNDS = 3;
  * faster or slower as the machine's speed moves between the two halves.
  */
 const REST_ROUNDS = 3;
-/** Rounds of the in-process Floor Plan Match operation, both ways: shorter and noisier than REST's. */
-const LEAF_ROUNDS = 5;
+/** Rounds of Floor Plan Match's parts in process: shorter and noisier than REST's. */
+const PARTS_ROUNDS = 5;
 
 /**
  * Seconds of unmeasured load on a route before its figures: without it the first measured run
@@ -694,7 +694,7 @@ async function restBench(
   const floorplanMatch = {
     listings: requests.listings,
     ...(await measure(requests.match, '/api/v1/floorplan-match')),
-    leafSerialization: await leafSerializationFigure(app, apiKey, requests.match.body),
+    parts: await floorPlanMatchParts(app, apiKey, requests.match.body),
   };
   const buildingLink = await measure(requests.link, '/api/v1/building-links/:id');
   return {
@@ -708,36 +708,34 @@ async function restBench(
   };
 }
 
-/** Floor Plan Match's operation in process with graphql-jit's per-leaf serialization and without it. */
-interface LeafSerializationFigure {
-  /** CPU ms a run, the median round's. */
-  serializedMs: number;
-  skippedMs: number;
-  /** The share of the serialized run's CPU the skip saves, the median round's. */
-  saving: number;
-  roundSavings: number[];
+/** CPU ms a Floor Plan Match request spends in each of its parts in process, the median round's. */
+interface FloorPlanMatchParts {
+  /** JSON.parse of the request body, as Fastify's parser does. */
+  parse: number;
+  /** The route's body schema (zod, through the type provider's validator). */
+  validation: number;
+  /** The one context: credential, scope, plan, rate limit. */
+  context: number;
+  /** The GraphQL operation: graphql-jit over the matching resolver. */
+  operation: number;
+  /** JSON.stringify of the answer, as the route's serializer does. */
+  answerJson: number;
+  /** Every round's sum of the parts. */
+  roundSums: number[];
 }
 
 /**
- * What skipping graphql-jit's per-leaf serialization earns on Floor Plan Match (facades/operation.ts
- * runs a query compiled without it where an answer's check shows every leaf is already what its
- * serializer would return): the route's operation in process, on the bench request's listings and
- * the same kind of context, run both ways in alternating rounds of one call at a time.
+ * Where a Floor Plan Match request's server CPU goes: each of the route's parts run alone in
+ * process on the bench request, one call at a time, in PARTS_ROUNDS rounds. What the route's server
+ * CPU a request has beyond their sum is the HTTP stack's (Fastify, hooks, the socket).
  */
-async function leafSerializationFigure(
-  app: App,
-  apiKey: string,
-  body: string,
-): Promise<LeafSerializationFigure> {
-  log('  rest: floorplan-match operation in process, with and without per-leaf serialization');
-  const skipping = loadOperation(
+async function floorPlanMatchParts(app: App, apiKey: string, body: string): Promise<FloorPlanMatchParts> {
+  log('  rest: floorplan-match parts in process (parse, validation, context, operation, answer JSON)');
+  const op = loadOperation(
     await buildAppSchema(),
     new URL('../../facades/rest', import.meta.url).pathname,
     'floorplan-match.graphql',
   );
-  if (!skipping.unserialized) throw new Error('floorplan-match.graphql no longer skips leaf serialization');
-  const serialized: FacadeOperation = { ...skipping, unserialized: undefined };
-  const variables = { listings: FloorPlanMatchRequestSchema.parse(JSON.parse(body)).listings };
   const context = () =>
     createContext(
       {
@@ -750,35 +748,46 @@ async function leafSerializationFigure(
       },
       app.deps,
     );
+  const parsed = JSON.parse(body) as unknown;
+  const variables = { listings: FloorPlanMatchRequestSchema.parse(parsed).listings };
+  const ctx = await context();
+  const answer = (await runOperation<{ result: unknown }>(op, variables, ctx)).result;
+  const parts: Record<Exclude<keyof FloorPlanMatchParts, 'roundSums'>, () => unknown> = {
+    parse: () => JSON.parse(body),
+    validation: () => {
+      if (!FloorPlanMatchRequestSchema.safeParse(parsed).success) throw new Error('the bench body is invalid');
+    },
+    context,
+    operation: () => runOperation(op, variables, ctx),
+    answerJson: () => JSON.stringify(answer),
+  };
   const collect = (globalThis as { gc?: () => void }).gc;
-  const cpuMsARun = async (op: FacadeOperation) => {
-    // Each side starts with an empty young generation: no collection owed by the other side's runs.
+  const cpuMsACall = async (call: () => unknown) => {
+    // Each part starts with an empty young generation: no collection owed by another part's calls.
     collect?.();
-    const until = Date.now() + Math.max(1000, (seconds * 1000) / 4);
+    const until = Date.now() + Math.max(500, (seconds * 1000) / 10);
     const started = process.cpuUsage();
-    let runs = 0;
+    let calls = 0;
     while (Date.now() < until) {
-      await runOperation(op, variables, await context());
-      runs++;
+      await call();
+      calls++;
     }
     const { user, system } = process.cpuUsage(started);
-    return (user + system) / 1000 / runs;
+    return (user + system) / 1000 / calls;
   };
-  await cpuMsARun(skipping);
-  await cpuMsARun(serialized);
-  const rounds: { serializedMs: number; skippedMs: number; saving: number }[] = [];
-  for (let i = 0; i < LEAF_ROUNDS; i++) {
-    const serializedMs = await cpuMsARun(serialized);
-    const skippedMs = await cpuMsARun(skipping);
-    rounds.push({ serializedMs, skippedMs, saving: round(1 - skippedMs / serializedMs, 3) });
+  const names = Object.keys(parts) as (keyof typeof parts)[];
+  for (const name of names) await cpuMsACall(parts[name]);
+  const rounds: Record<keyof typeof parts, number>[] = [];
+  for (let i = 0; i < PARTS_ROUNDS; i++) {
+    const figures = {} as Record<keyof typeof parts, number>;
+    for (const name of names) figures[name] = await cpuMsACall(parts[name]);
+    rounds.push(figures);
   }
-  const median = medianRound(rounds, (r) => r.saving);
-  return {
-    serializedMs: round(median.serializedMs, 3),
-    skippedMs: round(median.skippedMs, 3),
-    saving: median.saving,
-    roundSavings: rounds.map((r) => r.saving),
-  };
+  const sums = rounds.map((r) => names.reduce((sum, name) => sum + r[name], 0));
+  const median = Object.fromEntries(
+    names.map((name) => [name, round(medianRound(rounds, (r) => r[name])[name], 3)]),
+  ) as Record<keyof typeof parts, number>;
+  return { ...median, roundSums: sums.map((x) => round(x, 3)) };
 }
 
 /**
@@ -993,9 +1002,9 @@ function formatReport(r: Report): string {
             )
           : [],
       ),
-      (({ serializedMs, skippedMs, saving, roundSavings }) =>
-        `floorplan-match: its operation in process, CPU ms a run with graphql-jit's per-leaf serialization ${serializedMs}, with it skipped ${skippedMs}: the skip saves ${Math.round(saving * 100)} % (every round's: ${roundSavings.map((x) => `${Math.round(x * 100)} %`).join(', ')}).`)(
-        r.rest.floorplanMatch.leafSerialization,
+      (({ parse, validation, context, operation, answerJson, roundSums }) =>
+        `floorplan-match: its parts in process, CPU ms a request (the median round's): body JSON.parse ${parse}, body validation ${validation}, context ${context}, operation ${operation}, answer JSON.stringify ${answerJson}; their sum in every round ${roundSums.join(', ')} (the rest of the route's server CPU is the HTTP stack's).`)(
+        r.rest.floorplanMatch.parts,
       ),
       ...r.rest.goals.map((g) => `Goal: ${g}`),
       '',
