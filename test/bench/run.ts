@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadOperation, runOperation } from '../../facades/operation.js';
+import { loadOperation, runOperation, type FacadeOperation } from '../../facades/operation.js';
 import { FloorPlanMatchRequestSchema } from '../../facades/rest/rest.schemas.js';
 import { createContext } from '../../src/context/context.js';
 import { buildAppSchema } from '../../src/graphql/schema.js';
@@ -194,7 +194,7 @@ interface Report {
     };
   };
   rest?: {
-    floorplanMatch: FacadeFigure & { listings: number; parts: FloorPlanMatchParts };
+    floorplanMatch: FacadeFigure & { listings: number; parts: FloorPlanMatchParts; leafSerialization: LeafSerializationFigure };
     buildingLink: FacadeFigure;
     goals: string[];
     connections: number;
@@ -386,7 +386,7 @@ const MCP_ROUNDS = 3;
  * faster or slower as the machine's speed moves between the two halves.
  */
 const REST_ROUNDS = 3;
-/** Rounds of Floor Plan Match's parts in process: shorter and noisier than REST's. */
+/** Rounds of Floor Plan Match's parts in process, and of its operation both ways: shorter and noisier than REST's. */
 const PARTS_ROUNDS = 5;
 
 /**
@@ -695,6 +695,7 @@ async function restBench(
     listings: requests.listings,
     ...(await measure(requests.match, '/api/v1/floorplan-match')),
     parts: await floorPlanMatchParts(app, apiKey, requests.match.body),
+    leafSerialization: await leafSerializationFigure(app, apiKey, requests.match.body),
   };
   const buildingLink = await measure(requests.link, '/api/v1/building-links/:id');
   return {
@@ -788,6 +789,79 @@ async function floorPlanMatchParts(app: App, apiKey: string, body: string): Prom
     names.map((name) => [name, round(medianRound(rounds, (r) => r[name])[name], 3)]),
   ) as Record<keyof typeof parts, number>;
   return { ...median, roundSums: sums.map((x) => round(x, 3)) };
+}
+
+/** Floor Plan Match's operation in process with graphql-jit's per-leaf serialization and without it. */
+interface LeafSerializationFigure {
+  /** CPU ms a run, the median round's. */
+  serializedMs: number;
+  skippedMs: number;
+  /** The share of the serialized run's CPU the skip saves, the median round's. */
+  saving: number;
+  roundSavings: number[];
+}
+
+/**
+ * What skipping graphql-jit's per-leaf serialization earns on Floor Plan Match (facades/operation.ts
+ * runs a query compiled without it where an answer's check shows every leaf is already what its
+ * serializer would return): the route's operation in process, on the bench request's listings and
+ * the same kind of context, run both ways in alternating rounds of one call at a time.
+ */
+async function leafSerializationFigure(
+  app: App,
+  apiKey: string,
+  body: string,
+): Promise<LeafSerializationFigure> {
+  log('  rest: floorplan-match operation in process, with and without per-leaf serialization');
+  const skipping = loadOperation(
+    await buildAppSchema(),
+    new URL('../../facades/rest', import.meta.url).pathname,
+    'floorplan-match.graphql',
+  );
+  if (!skipping.unserialized) throw new Error('floorplan-match.graphql no longer skips leaf serialization');
+  const serialized: FacadeOperation = { ...skipping, unserialized: undefined };
+  const variables = { listings: FloorPlanMatchRequestSchema.parse(JSON.parse(body)).listings };
+  const context = () =>
+    createContext(
+      {
+        transport: 'rest',
+        authorization: `Bearer ${apiKey}`,
+        ip: '127.0.0.1',
+        requestId: 'bench',
+        scope: 'floorplan-match',
+        ratePolicy: 'floorplan-match',
+      },
+      app.deps,
+    );
+  const collect = (globalThis as { gc?: () => void }).gc;
+  const cpuMsARun = async (op: FacadeOperation) => {
+    // Each side starts with an empty young generation: no collection owed by the other side's runs.
+    collect?.();
+    const until = Date.now() + Math.max(1000, (seconds * 1000) / 4);
+    const started = process.cpuUsage();
+    let runs = 0;
+    while (Date.now() < until) {
+      await runOperation(op, variables, await context());
+      runs++;
+    }
+    const { user, system } = process.cpuUsage(started);
+    return (user + system) / 1000 / runs;
+  };
+  await cpuMsARun(skipping);
+  await cpuMsARun(serialized);
+  const rounds: { serializedMs: number; skippedMs: number; saving: number }[] = [];
+  for (let i = 0; i < PARTS_ROUNDS; i++) {
+    const serializedMs = await cpuMsARun(serialized);
+    const skippedMs = await cpuMsARun(skipping);
+    rounds.push({ serializedMs, skippedMs, saving: round(1 - skippedMs / serializedMs, 3) });
+  }
+  const median = medianRound(rounds, (r) => r.saving);
+  return {
+    serializedMs: round(median.serializedMs, 3),
+    skippedMs: round(median.skippedMs, 3),
+    saving: median.saving,
+    roundSavings: rounds.map((r) => r.saving),
+  };
 }
 
 /**
@@ -1005,6 +1079,15 @@ function formatReport(r: Report): string {
       (({ parse, validation, context, operation, answerJson, roundSums }) =>
         `floorplan-match: its parts in process, CPU ms a request (the median round's): body JSON.parse ${parse}, body validation ${validation}, context ${context}, operation ${operation}, answer JSON.stringify ${answerJson}; their sum in every round ${roundSums.join(', ')} (the rest of the route's server CPU is the HTTP stack's).`)(
         r.rest.floorplanMatch.parts,
+      ),
+      (({ serializedMs, skippedMs, saving, roundSavings }, routeMs) =>
+        `floorplan-match: its operation in process, CPU ms a run with graphql-jit's per-leaf serialization ${serializedMs}, with it skipped ${skippedMs}: the skip saves ${Math.round(saving * 100)} % of the operation (every round's: ${roundSavings.map((x) => `${Math.round(x * 100)} %`).join(', ')})${routeMs ? ` and ${Math.round(((serializedMs - skippedMs) / routeMs) * 100)} % of the route's server CPU a request (${routeMs} ms, the median round's)` : ''}.`)(
+        r.rest.floorplanMatch.leafSerialization,
+        r.rest.floorplanMatch.cpuMsPerRequest &&
+          medianRound(
+            r.rest.floorplanMatch.cpuMsPerRequest.route.map((c) => c.server),
+            (ms) => ms,
+          ),
       ),
       ...r.rest.goals.map((g) => `Goal: ${g}`),
       '',
