@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadOperation, runOperation, type FacadeOperation } from '../../facades/operation.js';
 import { FloorPlanMatchRequestSchema } from '../../facades/rest/rest.schemas.js';
-import { createContext } from '../../src/context/context.js';
+import { createContext, type RequestContext } from '../../src/context/context.js';
 import { buildAppSchema } from '../../src/graphql/schema.js';
 import { createApp, type App } from '../../src/app.js';
 import { RATE_POLICIES, type RatePolicyName } from '../../src/auth/rate-limit.js';
@@ -709,6 +709,31 @@ async function restBench(
   };
 }
 
+/** Floor Plan Match's operation loaded as the route loads it, and its context made as the route makes it. */
+async function floorPlanMatchInProcess(
+  app: App,
+  apiKey: string,
+): Promise<{ op: FacadeOperation; context: () => Promise<RequestContext> }> {
+  const op = loadOperation(
+    await buildAppSchema(),
+    new URL('../../facades/rest', import.meta.url).pathname,
+    'floorplan-match.graphql',
+  );
+  const context = () =>
+    createContext(
+      {
+        transport: 'rest',
+        authorization: `Bearer ${apiKey}`,
+        ip: '127.0.0.1',
+        requestId: 'bench',
+        scope: 'floorplan-match',
+        ratePolicy: 'floorplan-match',
+      },
+      app.deps,
+    );
+  return { op, context };
+}
+
 /** CPU ms a Floor Plan Match request spends in each of its parts in process, the median round's. */
 interface FloorPlanMatchParts {
   /** JSON.parse of the request body, as Fastify's parser does. */
@@ -732,23 +757,7 @@ interface FloorPlanMatchParts {
  */
 async function floorPlanMatchParts(app: App, apiKey: string, body: string): Promise<FloorPlanMatchParts> {
   log('  rest: floorplan-match parts in process (parse, validation, context, operation, answer JSON)');
-  const op = loadOperation(
-    await buildAppSchema(),
-    new URL('../../facades/rest', import.meta.url).pathname,
-    'floorplan-match.graphql',
-  );
-  const context = () =>
-    createContext(
-      {
-        transport: 'rest',
-        authorization: `Bearer ${apiKey}`,
-        ip: '127.0.0.1',
-        requestId: 'bench',
-        scope: 'floorplan-match',
-        ratePolicy: 'floorplan-match',
-      },
-      app.deps,
-    );
+  const { op, context } = await floorPlanMatchInProcess(app, apiKey);
   const parsed = JSON.parse(body) as unknown;
   const variables = { listings: FloorPlanMatchRequestSchema.parse(parsed).listings };
   const ctx = await context();
@@ -813,26 +822,10 @@ async function leafSerializationFigure(
   body: string,
 ): Promise<LeafSerializationFigure> {
   log('  rest: floorplan-match operation in process, with and without per-leaf serialization');
-  const skipping = loadOperation(
-    await buildAppSchema(),
-    new URL('../../facades/rest', import.meta.url).pathname,
-    'floorplan-match.graphql',
-  );
+  const { op: skipping, context } = await floorPlanMatchInProcess(app, apiKey);
   if (!skipping.unserialized) throw new Error('floorplan-match.graphql no longer skips leaf serialization');
   const serialized: FacadeOperation = { ...skipping, unserialized: undefined };
   const variables = { listings: FloorPlanMatchRequestSchema.parse(JSON.parse(body)).listings };
-  const context = () =>
-    createContext(
-      {
-        transport: 'rest',
-        authorization: `Bearer ${apiKey}`,
-        ip: '127.0.0.1',
-        requestId: 'bench',
-        scope: 'floorplan-match',
-        ratePolicy: 'floorplan-match',
-      },
-      app.deps,
-    );
   const collect = (globalThis as { gc?: () => void }).gc;
   const cpuMsARun = async (op: FacadeOperation) => {
     // Each side starts with an empty young generation: no collection owed by the other side's runs.
