@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DEMO_PASSWORD } from '../../../src/demo/seed.js';
-import { startFreshService, type ServiceProcess } from '../../fault/harness.js';
+import { operator, sleepMs, startFreshService, type ServiceProcess } from '../../fault/harness.js';
 
 /**
  * The compiled service started as `npm start` starts it, with the operator token configured and
@@ -21,27 +21,20 @@ afterAll(async () => {
 });
 
 /**
- * An operator GraphQL query's data. A service just started on a busy machine may shed load or
- * declare its embedded database busy for a moment: such a 503 (with Retry-After, as the spec has
- * it) is waited out for up to 30 s, as a client would; any other answer without data fails, with
- * the answer in the message.
+ * An operator GraphQL query's data (the harness's `operator`, which fails with the answer's
+ * errors). A service just started on a busy machine may shed load or declare its embedded database
+ * busy for a moment: that 503 (SERVICE_UNAVAILABLE) is waited out for up to 30 s, as a client
+ * would; any other error fails at once.
  */
 async function operatorData(query: string): Promise<any> {
   const until = Date.now() + 30_000;
   for (;;) {
-    const res = await fetch(`${service.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR}` },
-      body: JSON.stringify({ query }),
-    });
-    const body = (await res.json()) as { data?: unknown; errors?: unknown[] };
-    const retryAfter = res.headers.get('retry-after');
-    if (res.status === 503 && retryAfter && Date.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(Number(retryAfter) || 1, 2) * 1000));
-      continue;
+    try {
+      return await operator(service.url, OPERATOR, query);
+    } catch (err) {
+      if (!String(err).includes('SERVICE_UNAVAILABLE') || Date.now() >= until) throw err;
+      await sleepMs(1000);
     }
-    if (!body.data) throw new Error(`${query}: ${res.status} ${JSON.stringify(body)}`);
-    return body.data;
   }
 }
 
