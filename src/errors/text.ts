@@ -14,9 +14,34 @@ export const UNSTORABLE_TEXT_RULE = 'must not contain NUL characters or unpaired
 
 /**
  * The dotted path of the first string (or object key) in `value` that is unstorable text, or null.
- * Iterative, so a deeply nested value cannot exhaust the stack.
+ * Iterative, so a deeply nested value cannot exhaust the stack. Every request's variables pass
+ * through here, nearly always clean: a first pass looks without building paths, and only a value
+ * that holds such text is walked again for the path.
  */
 export function unstorableTextAt(value: unknown, root = ''): string | null {
+  return holdsUnstorableText(value) ? pathToUnstorableText(value, root) : null;
+}
+
+function holdsUnstorableText(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (UNSTORABLE_TEXT.test(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v);
+      for (let i = 0; i < keys.length; i++) {
+        if (UNSTORABLE_TEXT.test(keys[i])) return true;
+        stack.push((v as Record<string, unknown>)[keys[i]]);
+      }
+    }
+  }
+  return false;
+}
+
+function pathToUnstorableText(value: unknown, root: string): string | null {
   const stack: [unknown, string][] = [[value, root]];
   while (stack.length) {
     const [v, path] = stack.pop()!;
