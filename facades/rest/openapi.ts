@@ -1,6 +1,5 @@
 import type { FastifyDynamicSwaggerOptions, SwaggerTransform } from '@fastify/swagger';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { Type, type TSchema } from 'typebox';
 import { MessageSchema, PlanErrorSchema, ValidationErrorSchema } from './rest.schemas.js';
 
 /**
@@ -20,10 +19,10 @@ const retryAfter = { 'Retry-After': { type: 'integer', description: 'Seconds to 
 interface Answer {
   description: string;
   headers?: Record<string, { type: string; description: string }>;
-  content?: { 'application/json': { schema: z.ZodType } };
+  content?: { 'application/json': { schema: TSchema } };
 }
 
-function answer(description: string, body: z.ZodType | null, headers?: Answer['headers']): Answer {
+function answer(description: string, body: TSchema | null, headers?: Answer['headers']): Answer {
   return {
     description,
     ...(headers ? { headers } : {}),
@@ -32,7 +31,7 @@ function answer(description: string, body: z.ZodType | null, headers?: Answer['h
 }
 
 /** A route's answers: its own (with the rate-limit headers every decided request carries) and the spec's error table. */
-export function answers(scope: string, own: Record<number, [string, z.ZodType]>): Record<number, Answer> {
+export function answers(scope: string, own: Record<number, [string, TSchema]>): Record<number, Answer> {
   return {
     ...Object.fromEntries(
       Object.entries(own).map(([status, [description, body]]) => [
@@ -47,7 +46,7 @@ export function answers(scope: string, own: Record<number, [string, z.ZodType]>)
     401: answer('No key supplied, or the key is invalid, inactive or expired', MessageSchema),
     403: answer(
       `The key lacks the ${scope} scope ({message}), or the team's plan is below Pro ({message, scope, upgrade_required})`,
-      z.union([MessageSchema, PlanErrorSchema]),
+      Type.Union([MessageSchema, PlanErrorSchema]),
     ),
     429: answer('Rate limit exceeded: empty body', null, { ...rateLimitHeaders, ...retryAfter }),
     503: answer(
@@ -58,27 +57,29 @@ export function answers(scope: string, own: Record<number, [string, z.ZodType]>)
   };
 }
 
-export const validationFailed = (description: string): [string, z.ZodType] => [
+export const validationFailed = (description: string): [string, TSchema] => [
   description,
   ValidationErrorSchema,
 ];
 
 /**
- * zod schemas become JSON Schema through fastify-type-provider-zod's transform; what it does not
- * carry (the answers' headers, an answer without a body) is written as @fastify/swagger reads it.
+ * The schemas are JSON Schema already; what @fastify/swagger does not read from a route's answers
+ * (their headers, an answer without a body) is written here as it reads it.
  */
-const transform: SwaggerTransform = (route) => {
-  const given = (route.schema as { response?: Record<string, Answer> } | undefined)?.response;
-  if (!given) return jsonSchemaTransform(route);
-  const withBody = Object.fromEntries(Object.entries(given).filter(([, a]) => a.content));
-  const out = jsonSchemaTransform({ ...route, schema: { ...route.schema, response: withBody } });
-  const documented = (out.schema as { response: Record<string, Record<string, unknown>> }).response;
-  for (const [status, { description, headers, content }] of Object.entries(given)) {
-    // @fastify/swagger writes no content for a schema of type null.
-    documented[status] = content ? { ...documented[status] } : { type: 'null', description };
-    if (headers) documented[status].headers = headers;
-  }
-  return out;
+const transform: SwaggerTransform = ({ schema, url }) => {
+  const given = (schema as { response?: Record<string, Answer> } | undefined)?.response;
+  if (!given) return { schema, url };
+  const response = Object.fromEntries(
+    Object.entries(given).map(([status, { description, headers, content }]) => [
+      status,
+      // @fastify/swagger writes no content for a schema of type null.
+      {
+        ...(content ? { description, content } : { type: 'null', description }),
+        ...(headers ? { headers } : {}),
+      },
+    ]),
+  );
+  return { schema: { ...schema, response }, url };
 };
 
 export const swaggerOptions: FastifyDynamicSwaggerOptions = {

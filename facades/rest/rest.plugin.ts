@@ -1,10 +1,6 @@
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import {
-  validatorCompiler,
-  type FastifyPluginCallbackZod,
-  type ZodFastifySchemaValidationError,
-} from 'fastify-type-provider-zod';
+import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import type { GraphQLSchema } from 'graphql';
 import { createContext, type AppDeps, type RequestContext } from '../../src/context/context.js';
 import type { FusionScope } from '../../src/enums.js';
@@ -23,6 +19,7 @@ import {
   FloorPlanMatchResponseSchema,
   MessageSchema,
 } from './rest.schemas.js';
+import { validationError, validatorCompiler } from './rest.validation.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,18 +46,6 @@ interface Serving {
   floorPlanMatch: FacadeOperation;
 }
 
-/** The spec's 422: every failed check of the path or body, by dotted field path. */
-function validationError(issues: ZodFastifySchemaValidationError[], part: string): AppError {
-  const fields: Record<string, string[]> = {};
-  for (const issue of issues) {
-    const path = (issue.instancePath ?? '').split('/').slice(1).join('.') || part;
-    (fields[path] ??= []).push(issue.message ?? 'is invalid');
-  }
-  const message =
-    part === 'body' ? 'The request body failed validation' : `The request ${part} failed validation`;
-  return new AppError('BAD_USER_INPUT', message, { fields });
-}
-
 /**
  * A 422 from the operation names its GraphQL arguments (`after`, `types.1`); on the wire they are
  * the query parameters the caller sent (`cursor`, `types.1`).
@@ -78,7 +63,7 @@ function renameFields(err: unknown, wireNames: Record<string, string>): unknown 
 }
 
 /** The Fusion API routes with their schemas (registered where @fastify/swagger sees them). */
-const fusionRoutes: FastifyPluginCallbackZod<{ serving: Serving | null }> = (api, { serving }, done) => {
+const fusionRoutes: FastifyPluginCallbackTypebox<{ serving: Serving | null }> = (api, { serving }, done) => {
   api.setValidatorCompiler(validatorCompiler);
   // Answers are written with JSON.stringify, not a serializer compiled from the response
   // schemas: for Floor Plan Match's ~10,000 fields fast-json-stringify built the text from
@@ -100,7 +85,8 @@ const fusionRoutes: FastifyPluginCallbackZod<{ serving: Serving | null }> = (api
     },
     preValidation: serving?.context('building-links') ?? [],
     handler: serving
-      ? (request, reply) => serving.run(serving.buildingLink, { id: request.params.id }, request, reply)
+      ? (request, reply) =>
+          serving.run(serving.buildingLink, { id: Number(request.params.id) }, request, reply)
       : notServed,
   });
   api.post('/floorplan-match', {
@@ -139,9 +125,9 @@ const fusionRoutes: FastifyPluginCallbackZod<{ serving: Serving | null }> = (api
             serving.changes,
             {
               after: q.cursor ?? null,
-              first: q.limit ?? null,
+              first: q.limit === undefined ? null : Number(q.limit),
               types: q.types === undefined ? null : q.types.split(',').map((t) => t.trim()),
-              projectId: q.project_id ?? null,
+              projectId: q.project_id === undefined ? null : Number(q.project_id),
             },
             request,
             reply,
@@ -234,9 +220,7 @@ export async function registerRest(
         { parseAs: 'string' },
         api.getDefaultJsonParser('ignore', 'ignore'),
       );
-      api.setSchemaErrorFormatter((issues, part) =>
-        validationError(issues as unknown as ZodFastifySchemaValidationError[], part),
-      );
+      api.setSchemaErrorFormatter(validationError);
       api.setErrorHandler((err: Error & { statusCode?: number; code?: string }, request, reply) => {
         if (err instanceof AppError && err.code !== 'INTERNAL') return sendRestError(reply, err);
         if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')

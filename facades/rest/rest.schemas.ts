@@ -1,157 +1,190 @@
-import { z } from 'zod';
+import { Type, type Static, type TProperties, type TSchema } from 'typebox';
 import { CHANGES_LIMIT, ENTITY_ID, ENTITY_ID_RULE, MAX_LISTINGS, describeRange } from '../../src/limits.js';
 
 /**
- * The Fusion routes' schemas. They sit on the Fastify routes (facades/rest/rest.plugin.ts): the
- * request schemas are the routes' one validator (zod, through fastify-type-provider-zod; a failure
- * is the spec's 422 with dotted field paths) and every schema is documented in the OpenAPI that
- * @fastify/swagger emits from the routes.
+ * The Fusion routes' schemas, in TypeBox: JSON Schema 2020-12 with static types. They sit on the
+ * Fastify routes (facades/rest/rest.plugin.ts): the request schemas are the routes' one validator
+ * (compiled with ajv, facades/rest/rest.validation.ts; a failure is the spec's 422 with dotted
+ * field paths) and every schema is documented in the OpenAPI that @fastify/swagger emits from the
+ * routes. Three rules JSON Schema cannot say are the validator's own keywords, named `x-…` so the
+ * published document shows them: `x-integer-text` (an integer written as text, within a range),
+ * `x-unique-by` (items unique by a key) and `x-ordered` (a [min, max] pair with min ≤ max).
  */
 
+/** `schema`, or null: one schema with both types, so a failure has one message (no `anyOf` branches). */
+function orNull<T extends TSchema>(schema: T): ReturnType<typeof Type.Unsafe<Static<T> | null>> {
+  const { type, enum: values, ...rest } = schema as unknown as { type: string; enum?: unknown[] };
+  return Type.Unsafe<Static<T> | null>({
+    ...rest,
+    type: [type, 'null'],
+    ...(values ? { enum: [...values, null] } : {}),
+  });
+}
+
+/** One of these strings. */
+const oneOf = <const T extends readonly string[]>(values: T) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+
+/** An integer written as text (a path segment, a query parameter): decimal digits within the range. */
+const integerText = (minimum: number, maximum: number, message: string, description?: string) =>
+  Type.String({ 'x-integer-text': { minimum, maximum, message }, ...(description ? { description } : {}) });
+
 /** The Building Link path: a building id as digits, within GraphQL's Int. */
-const INVALID_ID = 'must be a positive integer building id';
-export const BuildingLinkParamsSchema = z.object({
-  id: z
-    .string()
-    .regex(/^[0-9]{1,10}$/, INVALID_ID)
-    .transform(Number)
-    .refine((id) => id >= ENTITY_ID.min && id <= ENTITY_ID.max, INVALID_ID),
-});
+export const BuildingLinkParamsSchema = Type.Object(
+  { id: integerText(ENTITY_ID.min, ENTITY_ID.max, 'must be a positive integer building id') },
+  { additionalProperties: false },
+);
 
 /**
  * The change feed's query string. The cursor is opaque: the feed itself says whether it is one it
  * returned (a 422 naming `cursor` otherwise), as it does for GraphQL's `after`.
  */
-const INVALID_LIMIT = `must be an integer from ${describeRange(CHANGES_LIMIT)}`;
-export const ChangesQuerySchema = z
-  .object({
-    cursor: z
-      .string()
-      .max(200)
-      .optional()
-      .describe('`meta.next_cursor` of the previous call; leave it out to start from the oldest event'),
-    limit: z
-      .string()
-      .regex(/^[0-9]{1,4}$/, INVALID_LIMIT)
-      .transform(Number)
-      .refine((n) => n >= CHANGES_LIMIT.min && n <= CHANGES_LIMIT.max, INVALID_LIMIT)
-      .optional()
-      .describe(`Events to return: ${describeRange(CHANGES_LIMIT)}`),
-    types: z
-      .string()
-      .min(1)
-      .max(500)
-      .optional()
-      .describe(
-        'Only these event types, separated by commas: project.created, project.changed, building.created, building.changed, floor_plan.created, floor_plan.changed, document.published, document.superseded, document.indexed, document.failed',
-      ),
-    project_id: z
-      .string()
-      .regex(/^[0-9]{1,10}$/, ENTITY_ID_RULE)
-      .transform(Number)
-      .refine((id) => id >= ENTITY_ID.min && id <= ENTITY_ID.max, ENTITY_ID_RULE)
-      .optional()
-      .describe('Only events of this project'),
-  })
-  .strict();
-
-/** The Floor Plan Match request envelope. */
-const area = z.union([
-  z.number().positive().max(100_000),
-  z
-    .tuple([z.number().positive().max(100_000), z.number().positive().max(100_000)])
-    .refine(([a, b]) => a <= b, {
-      message: 'min must be ≤ max',
-    }),
-]);
-
-export const ListingSchema = z
-  .object({
-    ref: z.string().min(1).max(100).describe('Your reference, echoed in the result'),
-    building_id: z.number().int().min(ENTITY_ID.min).max(ENTITY_ID.max).nullish(),
-    project_id: z.number().int().min(ENTITY_ID.min).max(ENTITY_ID.max).nullish(),
-    address: z.string().min(1).max(300).nullish(),
-    unit_number: z.string().min(1).max(20).nullish(),
-    floor: z.number().int().min(-5).max(200).nullish(),
-    bedrooms: z.number().int().min(0).max(20).nullish(),
-    dens: z.number().int().min(0).max(5).nullish(),
-    bathrooms: z.number().min(0).max(20).multipleOf(0.5).nullish(),
-    interior_sqft: area.nullish().describe('Square feet, or a [min, max] range'),
-    exposure: z.enum(['N', 'NE', 'E', 'SE', 'S', 'SW', 'W', 'NW']).nullish(),
-  })
-  .strict();
-
-export const FloorPlanMatchRequestSchema = z
-  .object({
-    listings: z
-      .array(ListingSchema)
-      .min(1)
-      .max(MAX_LISTINGS)
-      .superRefine((listings, ctx) => {
-        const seen = new Set<string>();
-        listings.forEach((l, i) => {
-          if (seen.has(l.ref))
-            ctx.addIssue({ code: 'custom', path: [i, 'ref'], message: `duplicate ref "${l.ref}"` });
-          seen.add(l.ref);
-        });
+export const ChangesQuerySchema = Type.Object(
+  {
+    cursor: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: '`meta.next_cursor` of the previous call; leave it out to start from the oldest event',
       }),
-  })
-  .strict();
+    ),
+    limit: Type.Optional(
+      integerText(
+        CHANGES_LIMIT.min,
+        CHANGES_LIMIT.max,
+        `must be an integer from ${describeRange(CHANGES_LIMIT)}`,
+        `Events to return: ${describeRange(CHANGES_LIMIT)}`,
+      ),
+    ),
+    types: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description:
+          'Only these event types, separated by commas: project.created, project.changed, building.created, building.changed, floor_plan.created, floor_plan.changed, document.published, document.superseded, document.indexed, document.failed',
+      }),
+    ),
+    project_id: Type.Optional(
+      integerText(ENTITY_ID.min, ENTITY_ID.max, ENTITY_ID_RULE, 'Only events of this project'),
+    ),
+  },
+  { additionalProperties: false },
+);
 
-const nullableString = z.string().nullable();
+/** Square feet, or a [min, max] range: one schema, so a bad area has one message. */
+const AREA = { exclusiveMinimum: 0, maximum: 100_000 };
+const area = Type.Unsafe<number | [number, number] | null>({
+  type: ['number', 'array', 'null'],
+  ...AREA,
+  prefixItems: [
+    { type: 'number', ...AREA },
+    { type: 'number', ...AREA },
+  ],
+  items: false,
+  minItems: 2,
+  maxItems: 2,
+  'x-ordered': true,
+  description: 'Square feet, or a [min, max] range',
+});
 
-export const BuildingLinkResponseSchema = z.object({
-  building: z.object({
-    id: z.number().int(),
-    name: z.string(),
-    addresses: z.array(z.string()),
-    aliases: z.array(z.string()),
-    mls_building_keys: z.array(z.string()),
+const EXPOSURES = ['N', 'NE', 'E', 'SE', 'S', 'SW', 'W', 'NW'] as const;
+const id = Type.Integer({ minimum: ENTITY_ID.min, maximum: ENTITY_ID.max });
+
+export const ListingSchema = Type.Object(
+  {
+    ref: Type.String({ minLength: 1, maxLength: 100, description: 'Your reference, echoed in the result' }),
+    building_id: Type.Optional(orNull(id)),
+    project_id: Type.Optional(orNull(id)),
+    address: Type.Optional(orNull(Type.String({ minLength: 1, maxLength: 300 }))),
+    unit_number: Type.Optional(orNull(Type.String({ minLength: 1, maxLength: 20 }))),
+    floor: Type.Optional(orNull(Type.Integer({ minimum: -5, maximum: 200 }))),
+    bedrooms: Type.Optional(orNull(Type.Integer({ minimum: 0, maximum: 20 }))),
+    dens: Type.Optional(orNull(Type.Integer({ minimum: 0, maximum: 5 }))),
+    bathrooms: Type.Optional(orNull(Type.Number({ minimum: 0, maximum: 20, multipleOf: 0.5 }))),
+    interior_sqft: Type.Optional(area),
+    exposure: Type.Optional(orNull(oneOf(EXPOSURES))),
+  },
+  { additionalProperties: false },
+);
+
+export const FloorPlanMatchRequestSchema = Type.Object(
+  {
+    listings: Type.Array(ListingSchema, {
+      minItems: 1,
+      maxItems: MAX_LISTINGS,
+      'x-unique-by': 'ref',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+// The answers' schemas document the routes (the e2e tests check every answer against them): closed
+// objects, so a field the documentation does not name fails those checks.
+const answer = <T extends TProperties>(properties: T) =>
+  Type.Object(properties, { additionalProperties: false });
+const nullableString = orNull(Type.String());
+const nullableInteger = orNull(Type.Integer());
+
+export const BuildingLinkResponseSchema = answer({
+  building: answer({
+    id: Type.Integer(),
+    name: Type.String(),
+    addresses: Type.Array(Type.String()),
+    aliases: Type.Array(Type.String()),
+    mls_building_keys: Type.Array(Type.String()),
     condo_corporation_number: nullableString,
   }),
-  project: z.object({
-    id: z.number().int(),
-    name: z.string(),
-    slug: z.string(),
-    city: z.string(),
+  project: answer({
+    id: Type.Integer(),
+    name: Type.String(),
+    slug: Type.String(),
+    city: Type.String(),
     province: nullableString,
     developer_name: nullableString,
     construction_status: nullableString,
     sales_status: nullableString,
     occupancy_date: nullableString,
   }),
-  geo: z.object({ lat: z.number(), lng: z.number() }).nullable(),
-  match: z.object({ method: z.string(), confidence: z.number().min(0).max(1), basis: z.array(z.string()) }),
+  geo: orNull(answer({ lat: Type.Number(), lng: Type.Number() })),
+  match: answer({
+    method: Type.String(),
+    confidence: Type.Number({ minimum: 0, maximum: 1 }),
+    basis: Type.Array(Type.String()),
+  }),
 });
 
-const scored = z.object({ floor_plan_id: z.number().int(), name: z.string(), score: z.number() });
+const scored = {
+  floor_plan_id: Type.Integer(),
+  name: Type.String(),
+  score: Type.Number(),
+};
 
-export const FloorPlanMatchResponseSchema = z.object({
-  results: z.array(
-    z.object({
-      ref: z.string(),
-      status: z.enum(['matched', 'ambiguous', 'no_match']),
-      best_match: scored
-        .extend({
+export const FloorPlanMatchResponseSchema = answer({
+  results: Type.Array(
+    answer({
+      ref: Type.String(),
+      status: oneOf(['matched', 'ambiguous', 'no_match']),
+      best_match: orNull(
+        answer({
+          ...scored,
           model: nullableString,
-          project_id: z.number().int(),
-          building_id: z.number().int().nullable(),
-          bedrooms: z.number().int(),
-          dens: z.number().int(),
-          bathrooms: z.number(),
-          interior_sqft: z.number().int().nullable(),
+          project_id: Type.Integer(),
+          building_id: nullableInteger,
+          bedrooms: Type.Integer(),
+          dens: Type.Integer(),
+          bathrooms: Type.Number(),
+          interior_sqft: nullableInteger,
           exposure: nullableString,
-          start_price: z.number().int().nullable(),
-        })
-        .nullable(),
-      candidates: z.array(scored),
-      signals: z.array(
-        z.object({
-          signal: z.string(),
-          result: z.string(),
-          weight: z.number(),
-          score: z.number(),
-          detail: z.string(),
+          start_price: nullableInteger,
+        }),
+      ),
+      candidates: Type.Array(answer(scored)),
+      signals: Type.Array(
+        answer({
+          signal: Type.String(),
+          result: Type.String(),
+          weight: Type.Number(),
+          score: Type.Number(),
+          detail: Type.String(),
         }),
       ),
       message: nullableString,
@@ -159,37 +192,37 @@ export const FloorPlanMatchResponseSchema = z.object({
   ),
 });
 
-const json = z.unknown().describe('Any JSON value; null before a creation');
-export const ChangesResponseSchema = z.object({
-  data: z.array(
-    z.object({
-      id: z.string().describe('Unique and stable; webhook deliveries carry it for de-duplication'),
-      occurred_at: z.string().describe('When the change committed, ISO 8601'),
-      type: z.string().describe('The event type, as listed for the types parameter'),
-      subject: z.object({
-        type: z.enum(['project', 'building', 'floor_plan', 'document']),
-        id: z.number().int(),
-        project_id: z.number().int().nullable(),
+const json = Type.Unknown({ description: 'Any JSON value; null before a creation' });
+export const ChangesResponseSchema = answer({
+  data: Type.Array(
+    answer({
+      id: Type.String({ description: 'Unique and stable; webhook deliveries carry it for de-duplication' }),
+      occurred_at: Type.String({ description: 'When the change committed, ISO 8601' }),
+      type: Type.String({ description: 'The event type, as listed for the types parameter' }),
+      subject: answer({
+        type: oneOf(['project', 'building', 'floor_plan', 'document']),
+        id: Type.Integer(),
+        project_id: nullableInteger,
       }),
-      changes: z.array(z.object({ field: z.string(), before: json, after: json })),
+      changes: Type.Array(answer({ field: Type.String(), before: json, after: json })),
     }),
   ),
-  meta: z.object({
-    returned: z.number().int(),
-    next_cursor: z
-      .string()
-      .describe('Where to resume: pass it as cursor on the next call, also when this page is empty'),
-    has_more: z.boolean().describe('More events are ready now: call again at once'),
+  meta: answer({
+    returned: Type.Integer(),
+    next_cursor: Type.String({
+      description: 'Where to resume: pass it as cursor on the next call, also when this page is empty',
+    }),
+    has_more: Type.Boolean({ description: 'More events are ready now: call again at once' }),
   }),
 });
 
-export const MessageSchema = z.object({ message: z.string() });
-export const PlanErrorSchema = z.object({
-  message: z.string(),
-  scope: z.string(),
-  upgrade_required: z.literal(true),
+export const MessageSchema = Type.Object({ message: Type.String() });
+export const PlanErrorSchema = Type.Object({
+  message: Type.String(),
+  scope: Type.String(),
+  upgrade_required: Type.Literal(true),
 });
-export const ValidationErrorSchema = z.object({
-  message: z.string(),
-  errors: z.record(z.string(), z.array(z.string())),
+export const ValidationErrorSchema = Type.Object({
+  message: Type.String(),
+  errors: Type.Record(Type.String(), Type.Array(Type.String())),
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ERROR_CATALOGUE } from '../errors/catalogue.js';
 import type { GeneratedPart } from './generated-parts.js';
-import { fieldTable, resolveRef, type JsonSchema } from './json-schema-table.js';
+import { fieldTable, limits, resolveRef, type JsonSchema } from './json-schema-table.js';
 
 /**
  * The reference parts of docs/ generated from the committed contracts: the Fusion REST reference
@@ -53,7 +53,7 @@ export function openApiReference(root: string): GeneratedPart {
         out.push('| Parameter | In | Required | Schema | Description |', '| --- | --- | --- | --- | --- |');
         for (const p of params) {
           const schema = p.schema ? resolveRef(doc, p.schema) : {};
-          const shape = [schema.type, schema.pattern ? `pattern \`${schema.pattern}\`` : null]
+          const shape = [schema.type, schema.pattern ? `pattern \`${schema.pattern}\`` : null, limits(schema)]
             .filter(Boolean)
             .join(', ');
           out.push(

@@ -27,6 +27,10 @@ export type JsonSchema = {
   maxItems?: number;
   format?: string;
   pattern?: string;
+  /** The REST validator's own keywords (facades/rest/rest.validation.ts). */
+  'x-integer-text'?: { minimum: number; maximum: number };
+  'x-unique-by'?: string;
+  'x-ordered'?: boolean;
 };
 
 interface Row {
@@ -90,7 +94,7 @@ function typeName(root: unknown, schema: JsonSchema): string {
   return [...new Set(names)].join(' \\| ') + (nullable ? ' \\| null' : '');
 }
 
-function limits(schema: JsonSchema): string {
+export function limits(schema: JsonSchema): string {
   const facts: string[] = [];
   const enumValues = schema.enum?.filter((v) => v !== null);
   if (enumValues?.length) facts.push(`one of ${enumValues.map(json).join(', ')}`);
@@ -108,9 +112,14 @@ function limits(schema: JsonSchema): string {
   if (schema.minLength !== undefined || schema.maxLength !== undefined) {
     facts.push(`${schema.minLength ?? 0} to ${schema.maxLength ?? '∞'} characters`);
   }
-  if (schema.minItems !== undefined || schema.maxItems !== undefined) {
+  const text = schema['x-integer-text'];
+  if (text) facts.push(`digits: an integer from ${text.minimum} to ${text.maximum}`);
+  // A tuple's length is its shape ([number, number]).
+  if (!schema.prefixItems && (schema.minItems !== undefined || schema.maxItems !== undefined)) {
     facts.push(`${schema.minItems ?? 0} to ${schema.maxItems ?? '∞'} items`);
   }
+  if (schema['x-unique-by']) facts.push(`each \`${schema['x-unique-by']}\` unique`);
+  if (schema['x-ordered']) facts.push('min ≤ max');
   if (schema.format) facts.push(schema.format);
   if (schema.default !== undefined) facts.push(`default ${json(schema.default)}`);
   return facts.join('; ');

@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadOperation, runOperation, type FacadeOperation } from '../../facades/operation.js';
 import { FloorPlanMatchRequestSchema } from '../../facades/rest/rest.schemas.js';
+import { validatorCompiler } from '../../facades/rest/rest.validation.js';
 import { createContext, type RequestContext } from '../../src/context/context.js';
 import { buildAppSchema } from '../../src/graphql/schema.js';
 import { createApp, type App } from '../../src/app.js';
@@ -194,7 +195,11 @@ interface Report {
     };
   };
   rest?: {
-    floorplanMatch: FacadeFigure & { listings: number; parts: FloorPlanMatchParts; leafSerialization: LeafSerializationFigure };
+    floorplanMatch: FacadeFigure & {
+      listings: number;
+      parts: FloorPlanMatchParts;
+      leafSerialization: LeafSerializationFigure;
+    };
     buildingLink: FacadeFigure;
     goals: string[];
     connections: number;
@@ -709,6 +714,22 @@ async function restBench(
   };
 }
 
+/** Floor Plan Match's body validator, compiled as the route compiles it. */
+const bodyValidator = () =>
+  validatorCompiler({
+    schema: FloorPlanMatchRequestSchema,
+    method: 'POST',
+    url: '/api/v1/floorplan-match',
+    httpPart: 'body',
+  }) as (data: unknown) => boolean;
+
+/** The operation's variables from the bench body, which must pass the route's validator. */
+function validListings(body: string): { listings: unknown[] } {
+  const parsed = JSON.parse(body) as { listings: unknown[] };
+  if (!bodyValidator()(parsed)) throw new Error('the bench body is invalid');
+  return { listings: parsed.listings };
+}
+
 /** Floor Plan Match's operation loaded as the route loads it, and its context made as the route makes it. */
 async function floorPlanMatchInProcess(
   app: App,
@@ -738,7 +759,7 @@ async function floorPlanMatchInProcess(
 interface FloorPlanMatchParts {
   /** JSON.parse of the request body, as Fastify's parser does. */
   parse: number;
-  /** The route's body schema (zod, through the type provider's validator). */
+  /** The route's body schema, through the route's validator (ajv). */
   validation: number;
   /** The one context: credential, scope, plan, rate limit. */
   context: number;
@@ -759,13 +780,14 @@ async function floorPlanMatchParts(app: App, apiKey: string, body: string): Prom
   log('  rest: floorplan-match parts in process (parse, validation, context, operation, answer JSON)');
   const { op, context } = await floorPlanMatchInProcess(app, apiKey);
   const parsed = JSON.parse(body) as unknown;
-  const variables = { listings: FloorPlanMatchRequestSchema.parse(parsed).listings };
+  const validate = bodyValidator();
+  const variables = validListings(body);
   const ctx = await context();
   const answer = (await runOperation<{ result: unknown }>(op, variables, ctx)).result;
   const parts: Record<Exclude<keyof FloorPlanMatchParts, 'roundSums'>, () => unknown> = {
     parse: () => JSON.parse(body),
     validation: () => {
-      if (!FloorPlanMatchRequestSchema.safeParse(parsed).success) throw new Error('the bench body is invalid');
+      if (!validate(parsed)) throw new Error('the bench body is invalid');
     },
     context,
     operation: () => runOperation(op, variables, ctx),
@@ -825,7 +847,7 @@ async function leafSerializationFigure(
   const { op: skipping, context } = await floorPlanMatchInProcess(app, apiKey);
   if (!skipping.unserialized) throw new Error('floorplan-match.graphql no longer skips leaf serialization');
   const serialized: FacadeOperation = { ...skipping, unserialized: undefined };
-  const variables = { listings: FloorPlanMatchRequestSchema.parse(JSON.parse(body)).listings };
+  const variables = validListings(body);
   const collect = (globalThis as { gc?: () => void }).gc;
   const cpuMsARun = async (op: FacadeOperation) => {
     // Each side starts with an empty young generation: no collection owed by the other side's runs.
