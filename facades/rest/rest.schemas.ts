@@ -216,13 +216,13 @@ export const ChangesResponseSchema = answer({
   }),
 });
 
-export const MessageSchema = Type.Object({ message: Type.String() });
-export const PlanErrorSchema = Type.Object({
+export const MessageSchema = answer({ message: Type.String() });
+export const PlanErrorSchema = answer({
   message: Type.String(),
   scope: Type.String(),
   upgrade_required: Type.Literal(true),
 });
-export const ValidationErrorSchema = Type.Object({
+export const ValidationErrorSchema = answer({
   message: Type.String(),
   errors: Type.Record(Type.String(), Type.Array(Type.String())),
 });
