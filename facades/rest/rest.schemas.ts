@@ -21,6 +21,10 @@ function orNull<T extends TSchema>(schema: T): ReturnType<typeof Type.Unsafe<Sta
   });
 }
 
+/** An object with these properties and no others. */
+const closed = <T extends TProperties>(properties: T) =>
+  Type.Object(properties, { additionalProperties: false });
+
 /** One of these strings. */
 const oneOf = <const T extends readonly string[]>(values: T) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
@@ -30,45 +34,41 @@ const integerText = (minimum: number, maximum: number, message: string, descript
   Type.String({ 'x-integer-text': { minimum, maximum, message }, ...(description ? { description } : {}) });
 
 /** The Building Link path: a building id as digits, within GraphQL's Int. */
-export const BuildingLinkParamsSchema = Type.Object(
-  { id: integerText(ENTITY_ID.min, ENTITY_ID.max, 'must be a positive integer building id') },
-  { additionalProperties: false },
-);
+export const BuildingLinkParamsSchema = closed({
+  id: integerText(ENTITY_ID.min, ENTITY_ID.max, 'must be a positive integer building id'),
+});
 
 /**
  * The change feed's query string. The cursor is opaque: the feed itself says whether it is one it
  * returned (a 422 naming `cursor` otherwise), as it does for GraphQL's `after`.
  */
-export const ChangesQuerySchema = Type.Object(
-  {
-    cursor: Type.Optional(
-      Type.String({
-        maxLength: 200,
-        description: '`meta.next_cursor` of the previous call; leave it out to start from the oldest event',
-      }),
+export const ChangesQuerySchema = closed({
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: '`meta.next_cursor` of the previous call; leave it out to start from the oldest event',
+    }),
+  ),
+  limit: Type.Optional(
+    integerText(
+      CHANGES_LIMIT.min,
+      CHANGES_LIMIT.max,
+      `must be an integer from ${describeRange(CHANGES_LIMIT)}`,
+      `Events to return: ${describeRange(CHANGES_LIMIT)}`,
     ),
-    limit: Type.Optional(
-      integerText(
-        CHANGES_LIMIT.min,
-        CHANGES_LIMIT.max,
-        `must be an integer from ${describeRange(CHANGES_LIMIT)}`,
-        `Events to return: ${describeRange(CHANGES_LIMIT)}`,
-      ),
-    ),
-    types: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 500,
-        description:
-          'Only these event types, separated by commas: project.created, project.changed, building.created, building.changed, floor_plan.created, floor_plan.changed, document.published, document.superseded, document.indexed, document.failed',
-      }),
-    ),
-    project_id: Type.Optional(
-      integerText(ENTITY_ID.min, ENTITY_ID.max, ENTITY_ID_RULE, 'Only events of this project'),
-    ),
-  },
-  { additionalProperties: false },
-);
+  ),
+  types: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description:
+        'Only these event types, separated by commas: project.created, project.changed, building.created, building.changed, floor_plan.created, floor_plan.changed, document.published, document.superseded, document.indexed, document.failed',
+    }),
+  ),
+  project_id: Type.Optional(
+    integerText(ENTITY_ID.min, ENTITY_ID.max, ENTITY_ID_RULE, 'Only events of this project'),
+  ),
+});
 
 /** Square feet, or a [min, max] range: one schema, so a bad area has one message. */
 const AREA = { exclusiveMinimum: 0, maximum: 100_000 };
@@ -89,43 +89,35 @@ const area = Type.Unsafe<number | [number, number] | null>({
 const EXPOSURES = ['N', 'NE', 'E', 'SE', 'S', 'SW', 'W', 'NW'] as const;
 const id = Type.Integer({ minimum: ENTITY_ID.min, maximum: ENTITY_ID.max });
 
-export const ListingSchema = Type.Object(
-  {
-    ref: Type.String({ minLength: 1, maxLength: 100, description: 'Your reference, echoed in the result' }),
-    building_id: Type.Optional(orNull(id)),
-    project_id: Type.Optional(orNull(id)),
-    address: Type.Optional(orNull(Type.String({ minLength: 1, maxLength: 300 }))),
-    unit_number: Type.Optional(orNull(Type.String({ minLength: 1, maxLength: 20 }))),
-    floor: Type.Optional(orNull(Type.Integer({ minimum: -5, maximum: 200 }))),
-    bedrooms: Type.Optional(orNull(Type.Integer({ minimum: 0, maximum: 20 }))),
-    dens: Type.Optional(orNull(Type.Integer({ minimum: 0, maximum: 5 }))),
-    bathrooms: Type.Optional(orNull(Type.Number({ minimum: 0, maximum: 20, multipleOf: 0.5 }))),
-    interior_sqft: Type.Optional(area),
-    exposure: Type.Optional(orNull(oneOf(EXPOSURES))),
-  },
-  { additionalProperties: false },
-);
+export const ListingSchema = closed({
+  ref: Type.String({ minLength: 1, maxLength: 100, description: 'Your reference, echoed in the result' }),
+  building_id: Type.Optional(orNull(id)),
+  project_id: Type.Optional(orNull(id)),
+  address: Type.Optional(orNull(Type.String({ minLength: 1, maxLength: 300 }))),
+  unit_number: Type.Optional(orNull(Type.String({ minLength: 1, maxLength: 20 }))),
+  floor: Type.Optional(orNull(Type.Integer({ minimum: -5, maximum: 200 }))),
+  bedrooms: Type.Optional(orNull(Type.Integer({ minimum: 0, maximum: 20 }))),
+  dens: Type.Optional(orNull(Type.Integer({ minimum: 0, maximum: 5 }))),
+  bathrooms: Type.Optional(orNull(Type.Number({ minimum: 0, maximum: 20, multipleOf: 0.5 }))),
+  interior_sqft: Type.Optional(area),
+  exposure: Type.Optional(orNull(oneOf(EXPOSURES))),
+});
 
-export const FloorPlanMatchRequestSchema = Type.Object(
-  {
-    listings: Type.Array(ListingSchema, {
-      minItems: 1,
-      maxItems: MAX_LISTINGS,
-      'x-unique-by': 'ref',
-    }),
-  },
-  { additionalProperties: false },
-);
+export const FloorPlanMatchRequestSchema = closed({
+  listings: Type.Array(ListingSchema, {
+    minItems: 1,
+    maxItems: MAX_LISTINGS,
+    'x-unique-by': 'ref',
+  }),
+});
 
 // The answers' schemas document the routes (the e2e tests check every answer against them): closed
 // objects, so a field the documentation does not name fails those checks.
-const answer = <T extends TProperties>(properties: T) =>
-  Type.Object(properties, { additionalProperties: false });
 const nullableString = orNull(Type.String());
 const nullableInteger = orNull(Type.Integer());
 
-export const BuildingLinkResponseSchema = answer({
-  building: answer({
+export const BuildingLinkResponseSchema = closed({
+  building: closed({
     id: Type.Integer(),
     name: Type.String(),
     addresses: Type.Array(Type.String()),
@@ -133,7 +125,7 @@ export const BuildingLinkResponseSchema = answer({
     mls_building_keys: Type.Array(Type.String()),
     condo_corporation_number: nullableString,
   }),
-  project: answer({
+  project: closed({
     id: Type.Integer(),
     name: Type.String(),
     slug: Type.String(),
@@ -144,8 +136,8 @@ export const BuildingLinkResponseSchema = answer({
     sales_status: nullableString,
     occupancy_date: nullableString,
   }),
-  geo: orNull(answer({ lat: Type.Number(), lng: Type.Number() })),
-  match: answer({
+  geo: orNull(closed({ lat: Type.Number(), lng: Type.Number() })),
+  match: closed({
     method: Type.String(),
     confidence: Type.Number({ minimum: 0, maximum: 1 }),
     basis: Type.Array(Type.String()),
@@ -158,13 +150,13 @@ const scored = {
   score: Type.Number(),
 };
 
-export const FloorPlanMatchResponseSchema = answer({
+export const FloorPlanMatchResponseSchema = closed({
   results: Type.Array(
-    answer({
+    closed({
       ref: Type.String(),
       status: oneOf(['matched', 'ambiguous', 'no_match']),
       best_match: orNull(
-        answer({
+        closed({
           ...scored,
           model: nullableString,
           project_id: Type.Integer(),
@@ -177,9 +169,9 @@ export const FloorPlanMatchResponseSchema = answer({
           start_price: nullableInteger,
         }),
       ),
-      candidates: Type.Array(answer(scored)),
+      candidates: Type.Array(closed(scored)),
       signals: Type.Array(
-        answer({
+        closed({
           signal: Type.String(),
           result: Type.String(),
           weight: Type.Number(),
@@ -193,21 +185,21 @@ export const FloorPlanMatchResponseSchema = answer({
 });
 
 const json = Type.Unknown({ description: 'Any JSON value; null before a creation' });
-export const ChangesResponseSchema = answer({
+export const ChangesResponseSchema = closed({
   data: Type.Array(
-    answer({
+    closed({
       id: Type.String({ description: 'Unique and stable; webhook deliveries carry it for de-duplication' }),
       occurred_at: Type.String({ description: 'When the change committed, ISO 8601' }),
       type: Type.String({ description: 'The event type, as listed for the types parameter' }),
-      subject: answer({
+      subject: closed({
         type: oneOf(['project', 'building', 'floor_plan', 'document']),
         id: Type.Integer(),
         project_id: nullableInteger,
       }),
-      changes: Type.Array(answer({ field: Type.String(), before: json, after: json })),
+      changes: Type.Array(closed({ field: Type.String(), before: json, after: json })),
     }),
   ),
-  meta: answer({
+  meta: closed({
     returned: Type.Integer(),
     next_cursor: Type.String({
       description: 'Where to resume: pass it as cursor on the next call, also when this page is empty',
@@ -216,13 +208,13 @@ export const ChangesResponseSchema = answer({
   }),
 });
 
-export const MessageSchema = answer({ message: Type.String() });
-export const PlanErrorSchema = answer({
+export const MessageSchema = closed({ message: Type.String() });
+export const PlanErrorSchema = closed({
   message: Type.String(),
   scope: Type.String(),
   upgrade_required: Type.Literal(true),
 });
-export const ValidationErrorSchema = answer({
+export const ValidationErrorSchema = closed({
   message: Type.String(),
   errors: Type.Record(Type.String(), Type.Array(Type.String())),
 });

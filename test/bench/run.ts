@@ -715,18 +715,17 @@ async function restBench(
 }
 
 /** Floor Plan Match's body validator, compiled as the route compiles it. */
-const bodyValidator = () =>
-  validatorCompiler({
-    schema: FloorPlanMatchRequestSchema,
-    method: 'POST',
-    url: '/api/v1/floorplan-match',
-    httpPart: 'body',
-  }) as (data: unknown) => boolean;
+const validateBody = validatorCompiler({
+  schema: FloorPlanMatchRequestSchema,
+  method: 'POST',
+  url: '/api/v1/floorplan-match',
+  httpPart: 'body',
+}) as (data: unknown) => boolean;
 
 /** The operation's variables from the bench body, which must pass the route's validator. */
 function validListings(body: string): { listings: unknown[] } {
   const parsed = JSON.parse(body) as { listings: unknown[] };
-  if (!bodyValidator()(parsed)) throw new Error('the bench body is invalid');
+  if (!validateBody(parsed)) throw new Error('the bench body is invalid');
   return { listings: parsed.listings };
 }
 
@@ -780,14 +779,13 @@ async function floorPlanMatchParts(app: App, apiKey: string, body: string): Prom
   log('  rest: floorplan-match parts in process (parse, validation, context, operation, answer JSON)');
   const { op, context } = await floorPlanMatchInProcess(app, apiKey);
   const parsed = JSON.parse(body) as unknown;
-  const validate = bodyValidator();
   const variables = validListings(body);
   const ctx = await context();
   const answer = (await runOperation<{ result: unknown }>(op, variables, ctx)).result;
   const parts: Record<Exclude<keyof FloorPlanMatchParts, 'roundSums'>, () => unknown> = {
     parse: () => JSON.parse(body),
     validation: () => {
-      if (!validate(parsed)) throw new Error('the bench body is invalid');
+      if (!validateBody(parsed)) throw new Error('the bench body is invalid');
     },
     context,
     operation: () => runOperation(op, variables, ctx),
