@@ -8,7 +8,6 @@ import { migrateUp, openDatabase, type Database } from './db/orm.js';
 import { ensureSearchIndex } from './db/search-index.js';
 import { configureSearchCache } from './search/query/search-cache.js';
 import { DatabaseAvailability, postgresProbe } from './db/availability.js';
-import { trackBackends } from './db/cancel.js';
 import { observePool } from './metrics/metrics.js';
 import { registerMetrics } from './metrics/metrics.routes.js';
 import {
@@ -151,7 +150,6 @@ export async function createApp(config: AppConfig, opts: AppOptions = {}): Promi
     onPoolCreated: (pool, role) => {
       observePool(pool, role);
       if (role !== 'requests') return;
-      trackBackends(pool);
       pool.on('error', (err) => availability.suspect(err));
     },
     log: (message) => server.log.debug({ component: 'mikro-orm' }, stripVTControlCharacters(message)),

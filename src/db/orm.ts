@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import type { AppConfig } from '../config.js';
+import { learnBackend } from './cancel.js';
 import { ENTITIES } from '../entities.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 
@@ -111,6 +112,8 @@ export async function openDatabase(
     const orm = await init(bounds ? BACKGROUND_POOL_MAX : (opts.poolSize ?? 10), {
       connectionTimeoutMillis: 10_000,
       idle_in_transaction_session_timeout: BACKGROUND_IDLE_IN_TRANSACTION_MS,
+      // With no pool of their own, requests run here: their statements are cancellable.
+      ...(bounds ? {} : { onConnect: learnBackend }),
       onPoolCreated: (pool: pg.Pool) => opts.onPoolCreated?.(pool, bounds ? 'background' : 'requests'),
     });
     if (!bounds) return { orm, requests: orm, pglite: null, close: () => orm.close(true) };
@@ -120,6 +123,8 @@ export async function openDatabase(
         ? { statement_timeout: bounds.statementTimeoutMs, query_timeout: bounds.statementTimeoutMs + 2000 }
         : {}),
       idle_in_transaction_session_timeout: bounds.idleInTransactionMs,
+      // A request's statement is cancelled when the request is (src/db/cancel.ts).
+      onConnect: learnBackend,
       onPoolCreated: (pool: pg.Pool) => opts.onPoolCreated?.(pool, 'requests'),
     }).catch(async (err: unknown) => {
       await orm.close(true);

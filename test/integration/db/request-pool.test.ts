@@ -2,7 +2,7 @@ import { createServer, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { DatabaseAvailability, classifyDbError, postgresProbe } from '../../../src/db/availability.js';
-import { cancellable, trackBackends } from '../../../src/db/cancel.js';
+import { backendOf, cancellable } from '../../../src/db/cancel.js';
 import { openDatabase, type Database } from '../../../src/db/orm.js';
 import { createFreshDatabase, type FreshDatabase } from '../../support/database.js';
 import { describeWith } from '../../support/requirements.js';
@@ -44,9 +44,6 @@ postgres('database pools', () => {
           statementTimeoutMs: 1500,
           idleInTransactionMs: 3000,
         },
-        onPoolCreated: (pool, role) => {
-          if (role === 'requests') trackBackends(pool);
-        },
       },
     );
     requests = await db.requests.em.getConnection().getNativeClient();
@@ -79,6 +76,20 @@ postgres('database pools', () => {
     await expect(db.requests.em.getConnection().execute('select pg_sleep(5)')).rejects.toMatchObject({
       code: '57014',
     });
+  });
+
+  it("knows a new connection's server process before the pool hands it out", async () => {
+    // Both pooled connections are closed, so that the next one is opened for this test.
+    const open = [await requests.connect(), await requests.connect()];
+    open.forEach((c) => c.release(true));
+    const client = await requests.connect();
+    try {
+      const known = backendOf(client);
+      const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+      expect(known).toBe(rows[0].pid);
+    } finally {
+      client.release();
+    }
   });
 
   it('cancels the running statement on the server when the signal aborts', async () => {
