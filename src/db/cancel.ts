@@ -31,7 +31,7 @@ const backends = new WeakMap<object, number>();
 export async function learnBackend(client: pg.ClientBase): Promise<void> {
   try {
     const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-    if (rows[0]) backends.set(client, rows[0].pid);
+    backends.set(client, rows[0].pid);
   } catch {
     // The connection's first real statement meets the same failure and reports it.
   }
